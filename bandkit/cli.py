@@ -1,0 +1,201 @@
+"""The ``bandkit`` command: thin argparse wrappers over library functions.
+
+``main(argv) -> int``: 0 success, 1 a ``--fail-on`` finding exists, 2 bad input or usage (one line
+``bandkit: error: ...`` on stderr, no traceback). Add a subcommand by writing ``_add_<name>(subparsers)``
+that sets ``func`` (``func(args) -> int``) and listing it in ``_SUBCOMMANDS``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .errors import BandkitError, UsageError
+
+EPILOG_MAIN = """examples:
+  bandkit report trace.dat                       text report of one FTQ trace
+  bandkit report a_10000.dat b_7777.dat          two sampling rates: periodic interference test
+  bandkit report results.json --format json -o report.json
+  bandkit report run/times.dat --clock-hz 2.6e9  two-file FTQ format, TSC at 2.6 GHz
+"""
+
+EPILOG_REPORT = """examples:
+  bandkit report data/ftq/ftq_f10000_quiet_0.dat.gz
+  bandkit report ftq_f10000_0.dat ftq_f7777_0.dat --format json -o report.json
+  bandkit report - < trace.dat                   read one trace from standard input
+  bandkit report hyperalloc/times.dat --clock-hz 2.6e9
+  bandkit report results.json --fail-on step,bands   exit 1 when a step or bands are found (CI gating)
+"""
+
+FAIL_ON_KINDS = {
+    "step": {"step", "changepoint", "changepoints"},
+    "bands": {"bands", "bimodal"},
+    "interference": {"interference"},
+    "stalls": {"stalls"},
+}
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return v
+
+
+def _fail_on(text: str) -> frozenset[str]:
+    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
+    unknown = kinds - set(FAIL_ON_KINDS)
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown finding kind(s) {', '.join(sorted(unknown))} (known: {', '.join(FAIL_ON_KINDS)})")
+    return kinds
+
+
+def _add_input_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--input-format", "-F", dest="input_format", metavar="FMT",
+                   help="input format instead of auto-detection (ftq, ftq-2009, ftq-mpi, pyperf, hyperfine, "
+                        "gbench, pytest-benchmark, asv, pts, criterion, turbostat, csv)")
+    p.add_argument("--clock-hz", type=_positive_float, metavar="HZ",
+                   help="TSC ticks per second for the two-file FTQ format (time is in ticks without it)")
+
+
+def _add_output_options(p: argparse.ArgumentParser, formats=("text", "json", "html")) -> None:
+    p.add_argument("--format", "-f", choices=formats, default="text", help="output format (default: text)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument("--no-color", action="store_true", help="no colour even on a terminal")
+
+
+def _load_options(args) -> dict:
+    return {"clock_hz": args.clock_hz} if getattr(args, "clock_hz", None) else {}
+
+
+def write_output(text: str, output: str | None, inputs: Sequence[str] = ()) -> None:
+    """Write to stdout, or atomically to ``output`` (never over one of the inputs)."""
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    out = Path(output)
+    for i in inputs:
+        try:
+            if i != "-" and Path(i).exists() and out.exists() and out.resolve() == Path(i).resolve():
+                raise UsageError(f"{output}: refusing to overwrite an input file")
+        except OSError:
+            pass
+    if out.is_dir():
+        raise UsageError(f"{output}: is a directory")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.exists():
+        raise UsageError(f"{output}: directory {parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=".bandkit-", dir=parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _progress(args):
+    """A tqdm wrapper for long loops, only on a terminal and without --quiet."""
+    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover
+        return None
+    return lambda it: tqdm(it, desc="analysing", unit="trace", leave=False, file=sys.stderr)
+
+
+def render(report, fmt: str, args) -> str:
+    if fmt == "json":
+        return report.to_json()
+    if fmt == "html":
+        return report.to_html()
+    from .render.text import use_color
+
+    color = not args.no_color and args.output in (None, "-") and use_color(sys.stdout)
+    return report.to_text(color=color)
+
+
+def exit_status(report, fail_on: frozenset[str] | None) -> int:
+    if not fail_on:
+        return 0
+    wanted = set().union(*(FAIL_ON_KINDS[k] for k in fail_on))
+    return 1 if any(f.get("kind") in wanted for f in report.findings) else 0
+
+
+def _cmd_report(args) -> int:
+    from .analyze import analyze
+    from .loaders import load_many
+
+    traces = load_many(args.paths, format=args.input_format, **_load_options(args))
+    report = analyze(traces, progress=_progress(args))
+    write_output(render(report, args.format, args), args.output, args.paths)
+    return exit_status(report, args.fail_on)
+
+
+def _add_report(sub) -> None:
+    p = sub.add_parser("report", help="analyse traces and print a report",
+                       description="Analyse FTQ traces or benchmark results: stalls, bands, step changes, "
+                                   "periodic interference; post-mortems of benchmark runs.",
+                       epilog=EPILOG_REPORT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="trace or result files ('-' for standard input)")
+    _add_input_options(p)
+    _add_output_options(p)
+    p.add_argument("--fail-on", type=_fail_on, metavar="KINDS",
+                   help="exit 1 when a finding of these kinds exists: " + ",".join(FAIL_ON_KINDS))
+    p.set_defaults(func=_cmd_report)
+
+
+_SUBCOMMANDS = [_add_report]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bandkit",
+        description="Explains why a performance measurement misbehaves: bands, step changes and periodic "
+                    "interference in FTQ OS-noise traces and benchmark-runner results.",
+        epilog=EPILOG_MAIN, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"bandkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in _SUBCOMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except BandkitError as exc:
+        print(f"bandkit: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bandkit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except MemoryError:
+        print("bandkit: error: out of memory", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

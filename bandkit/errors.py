@@ -1,0 +1,30 @@
+"""bandkit's own exceptions: the CLI turns them into one line and an exit status."""
+from __future__ import annotations
+
+
+class BandkitError(Exception):
+    """Base of every error bandkit reports to a user."""
+
+
+class InputError(BandkitError):
+    """Bad input: names the file and, where known, the line or field.
+
+    ``str(err)`` is ``"FILE:LINE: what is wrong"`` (``FILE: what`` without a line,
+    ``FILE: FIELD: what`` for a field).
+    """
+
+    def __init__(self, path: str, message: str, line: int | None = None, field: str | None = None):
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        where = self.path
+        if line is not None:
+            where += f":{line}"
+        if field is not None:
+            where += f": {field}"
+        super().__init__(f"{where}: {message}")
+
+
+class UsageError(BandkitError):
+    """A call that does not make sense (bad option combination, wrong number of traces)."""

@@ -1,0 +1,296 @@
+"""FTQ, current format (rminnich/ftq, brho/ftq): ``#`` header, then ``<ns> <count>`` per quantum.
+
+Also the MPI variant (``mpiftq``: same header, then ``<ticks since base>,<count>[,<count>...]``).
+See ``shared/design/formats.md``.  Catch-up rows (count 0, written ~20 ns apart after a stall so the
+drift-free schedule can resume) are kept and flagged in the ``catchup`` column.
+"""
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..trace import Trace, TraceMeta
+from .source import Source
+
+_NUM = r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
+_HEADER_PATTERNS = [
+    ("Frequency", re.compile(r"^Frequency\s+" + _NUM + r"\s*$"), float),
+    ("Ticks per ns", re.compile(r"^Ticks per ns:\s*" + _NUM + r"\s*$"), float),
+    ("Total count", re.compile(r"^Total count is\s+" + _NUM + r"\s*$"), int),
+    ("Max possible work", re.compile(r"^Max possible work is\s+" + _NUM + r"\s*$"), int),
+    ("Fraction", re.compile(r"^Fraction is\s+" + _NUM + r"\s*$"), float),
+    ("Start delay ms", re.compile(r"^start delay\s+" + _NUM + r"\s*msec\s*$"), float),
+]
+_THREAD = re.compile(r"^thread\s+(\d+),\s*core\s+(-?\d+)\s*$")
+_CPUINFO = re.compile(r"^([A-Za-z][\w \t()]*?)\s*:\s?(.*)$")
+_UNAME_FIELDS = ("sysname", "nodename", "release", "version", "machine", "domainname")
+_COLUMNS_LINE = re.compile(r"^Time\(ns\)\s+work", re.I)
+_FILE_THREAD = re.compile(r"_(\d+)\.dat(?:\.gz)?$")
+
+
+def split_header(data: bytes) -> tuple[list[str], int]:
+    """Return the ``#`` header lines (without ``# ``) at the top of ``data`` and the byte offset of the body."""
+    lines: list[str] = []
+    pos = 0
+    n = len(data)
+    while pos < n:
+        end = data.find(b"\n", pos)
+        end = n if end < 0 else end + 1
+        line = data[pos:end]
+        stripped = line.strip()
+        if stripped.startswith(b"#"):
+            lines.append(stripped[1:].decode("utf-8", "replace").strip("\r\n"))
+        elif stripped:
+            break
+        pos = end
+    return lines, pos
+
+
+def parse_header(lines: list[str]) -> dict[str, Any]:
+    """Parse FTQ header lines into typed fields.
+
+    Known fields get canonical names ("Frequency" [Hz], "Ticks per ns", "Total count",
+    "Max possible work", "Fraction", "Start delay ms", "thread", "core"); the uname block goes
+    under "uname" and the /proc/cpuinfo block under "cpuinfo" (dicts of strings).
+    """
+    header: dict[str, Any] = {}
+    uname: list[str] = []
+    cpuinfo: dict[str, str] = {}
+    after_fraction = False
+    for raw in lines:
+        text = raw[1:] if raw.startswith(" ") else raw
+        s = text.strip()
+        if not s:
+            continue
+        for key, pat, conv in _HEADER_PATTERNS:
+            m = pat.match(s)
+            if m:
+                header[key] = conv(float(m.group(1))) if conv is int else conv(m.group(1))
+                if key == "Fraction":
+                    after_fraction = True
+                break
+        else:
+            m = _THREAD.match(s)
+            if m:
+                header["thread"] = int(m.group(1))
+                header["core"] = int(m.group(2))
+                continue
+            if _COLUMNS_LINE.match(s):
+                header["columns"] = s.split()
+                continue
+            if s.startswith(("octave:", "x = load", "pwelch(")):
+                continue
+            if "\t" in text and ":" in text or (cpuinfo and ":" in s):
+                m = _CPUINFO.match(s)
+                if m:
+                    cpuinfo[m.group(1).strip()] = m.group(2).strip()
+                    continue
+            if after_fraction and not cpuinfo and len(uname) < len(_UNAME_FIELDS):
+                uname.append(s)
+                continue
+            header.setdefault("other", []).append(s)
+    if uname:
+        header["uname"] = dict(zip(_UNAME_FIELDS, uname))
+    if cpuinfo:
+        header["cpuinfo"] = cpuinfo
+    return header
+
+
+def _first_bad_line(body: bytes, ncols: int | None, sep: bytes | None, first_line: int) -> tuple[int, str]:
+    """Slow path, only after the fast parser failed: locate and describe the first malformed line."""
+    expected = ncols
+    for i, line in enumerate(io.BytesIO(body)):
+        s = line.strip()
+        if not s or s.startswith(b"#"):
+            continue
+        parts = s.split(sep) if sep else s.split()
+        if expected is None:
+            expected = len(parts)
+        if len(parts) < expected:
+            return first_line + i, f"truncated line (expected {expected} fields, got {len(parts)}): {_show(s)}"
+        if len(parts) > expected:
+            return first_line + i, f"too many fields (expected {expected}, got {len(parts)}): {_show(s)}"
+        for p in parts:
+            try:
+                int(p)
+            except ValueError:
+                try:
+                    float(p)
+                except ValueError:
+                    return first_line + i, f"not a number: {_show(p)}"
+    return first_line, "unreadable data"
+
+
+def _show(b: bytes) -> str:
+    text = b.decode("utf-8", "replace")
+    return repr(text[:40] + ("…" if len(text) > 40 else ""))
+
+
+def _line_of_row(body: bytes, row: int, first_line: int) -> int:
+    """File line number (1-based) of data row ``row`` (0-based), skipping comments/blank lines."""
+    k = -1
+    for i, line in enumerate(io.BytesIO(body)):
+        s = line.strip()
+        if not s or s.startswith(b"#"):
+            continue
+        k += 1
+        if k == row:
+            return first_line + i
+    return first_line
+
+
+def read_numeric_table(source: Source, body: bytes, first_line: int, sep: str | None, min_cols: int = 2) -> np.ndarray:
+    """Parse whitespace- or ``sep``-separated integers into an int64 2-D array (fast C parser).
+
+    Raises InputError naming the first malformed line.
+    """
+    if not body.strip():
+        raise InputError(source.name, "no data lines (header only)" if first_line > 1 else "empty file")
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(body), sep=r"\s+" if sep is None else sep, header=None, comment="#",
+            engine="c", dtype=np.float64, skip_blank_lines=True,
+        )
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
+        line, what = _first_bad_line(body, None, sep.encode() if sep else None, first_line)
+        raise InputError(source.name, what, line=line) from None
+    arr = frame.to_numpy()
+    if arr.ndim != 2 or arr.shape[1] < min_cols:
+        line, what = _first_bad_line(body, min_cols, sep.encode() if sep else None, first_line)
+        raise InputError(source.name, what if what != "unreadable data" else
+                         f"expected at least {min_cols} columns", line=line)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        line, what = _first_bad_line(body, arr.shape[1], sep.encode() if sep else None, first_line)
+        raise InputError(source.name, what, line=line)
+    return arr
+
+
+def flag_catchup(time: np.ndarray, count: np.ndarray, period: float) -> np.ndarray:
+    """Catch-up rows: count 0 and the next row follows in under half a period (the last row: the previous).
+
+    ``time`` and ``period`` in the same unit.
+    """
+    n = len(time)
+    catchup = np.zeros(n, dtype=bool)
+    if n < 2 or not period or period <= 0:
+        return catchup
+    gap_next = np.empty(n)
+    gap_next[:-1] = np.diff(time)
+    gap_next[-1] = time[-1] - time[-2]
+    catchup = (count == 0) & (gap_next < 0.5 * period)
+    return catchup
+
+
+def nominal_period(time: np.ndarray, header_hz: float | None) -> float | None:
+    """Nominal period in the time unit: 1/Frequency if the header has it, else the median gap."""
+    if header_hz and header_hz > 0:
+        return 1.0 / header_hz
+    if len(time) < 2:
+        return None
+    d = np.diff(time)
+    d = d[d > 0]
+    return float(np.median(d)) if len(d) else None
+
+
+def check_monotonic(source: Source, body: bytes, time: np.ndarray, first_line: int) -> None:
+    d = np.diff(time)
+    bad = np.flatnonzero(d < 0)
+    if len(bad):
+        row = int(bad[0]) + 1
+        raise InputError(
+            source.name,
+            f"timestamp goes backwards ({time[row]:.0f} after {time[row - 1]:.0f})",
+            line=_line_of_row(body, row, first_line),
+        )
+
+
+def _thread_from_name(name: str) -> int | None:
+    m = _FILE_THREAD.search(name)
+    return int(m.group(1)) if m else None
+
+
+def _meta_from_header(source: Source, fmt: str, header: dict[str, Any], sampling_hz: float | None,
+                      **extra: Any) -> TraceMeta:
+    uname = header.get("uname", {})
+    cpuinfo = header.get("cpuinfo", {})
+    kernel = " ".join(x for x in (uname.get("sysname"), uname.get("release"), uname.get("version")) if x) or None
+    core = header.get("core")
+    thread = header.get("thread", _thread_from_name(source.name))
+    return TraceMeta(
+        path=source.name, format=fmt, kind="ftq", thread=thread,
+        cpu=core if core is not None and core >= 0 else None,
+        sampling_hz=sampling_hz, time_unit="s", value_unit="count",
+        ticks_per_ns=header.get("Ticks per ns"), kernel=kernel, cpu_model=cpuinfo.get("model name"),
+        header=header, extra=extra,
+    )
+
+
+def load_ftq(source: Source, **options: Any) -> list[Trace]:
+    """Load a current-format FTQ file (one thread). Times in the file are ns since the first sample."""
+    data = source.read_bytes()
+    if not data.strip():
+        raise InputError(source.name, "empty file")
+    if b"\x00" in data[:65536]:
+        raise InputError(source.name, "binary data, not an FTQ text trace")
+    lines, offset = split_header(data)
+    header = parse_header(lines)
+    body = data[offset:]
+    first_line = data[:offset].count(b"\n") + 1
+    arr = read_numeric_table(source, body, first_line, sep=None)
+    time_ns = arr[:, 0]
+    count = arr[:, 1]
+    check_monotonic(source, body, time_ns, first_line)
+    freq = header.get("Frequency")
+    period_ns = nominal_period(time_ns, freq * 1e-9 if freq else None)
+    sampling_hz = freq if freq else (1e9 / period_ns if period_ns else None)
+    frame = {"time": time_ns * 1e-9, "value": count.astype(np.int64)}
+    cols = header.get("columns", [])
+    for j in range(2, arr.shape[1]):
+        name = cols[j].lower() if j < len(cols) else f"col{j}"
+        frame[name] = arr[:, j].astype(np.int64)
+    frame["catchup"] = flag_catchup(time_ns, count, period_ns or 0.0)
+    df = pd.DataFrame(frame)
+    meta = _meta_from_header(source, "ftq", header, sampling_hz)
+    return [Trace(df, meta)]
+
+
+def load_ftq_mpi(source: Source, *, ticks_per_ns: float | None = None, **options: Any) -> list[Trace]:
+    """Load mpiftq output: ``#`` header, then ``<ticks since base>,<count>[,<count per rank>...]``.
+
+    Times are converted to seconds with the header's (or the given) ticks per ns; one Trace per rank.
+    """
+    data = source.read_bytes()
+    if not data.strip():
+        raise InputError(source.name, "empty file")
+    if b"\x00" in data[:65536]:
+        raise InputError(source.name, "binary data, not an FTQ text trace")
+    lines, offset = split_header(data)
+    header = parse_header(lines)
+    body = data[offset:]
+    first_line = data[:offset].count(b"\n") + 1
+    arr = read_numeric_table(source, body, first_line, sep=",")
+    ticks = arr[:, 0]
+    check_monotonic(source, body, ticks, first_line)
+    tpn = ticks_per_ns or header.get("Ticks per ns")
+    if tpn and tpn > 0:
+        time, unit = ticks / tpn * 1e-9, "s"
+    else:
+        time, unit = ticks.astype(np.float64), "ticks"
+    freq = header.get("Frequency")
+    period = nominal_period(time, (freq if unit == "s" else None))
+    sampling_hz = freq if freq else (1.0 / period if unit == "s" and period else None)
+    traces = []
+    nranks = arr.shape[1] - 1
+    for r in range(nranks):
+        count = arr[:, 1 + r].astype(np.int64)
+        df = pd.DataFrame({"time": time, "value": count, "catchup": flag_catchup(time, count, period or 0.0)})
+        meta = _meta_from_header(source, "ftq-mpi", header, sampling_hz, rank=r, threads_in_file=nranks)
+        meta = meta.replace(thread=r, time_unit=unit, ticks_per_ns=tpn)
+        traces.append(Trace(df, meta))
+    return traces

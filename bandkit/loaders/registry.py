@@ -1,0 +1,117 @@
+"""Format registry and auto-detection: :func:`load` is ``bandkit.load``.
+
+FORMATS maps a format name to ``"module:function"``; each loader takes a
+:class:`~bandkit.loaders.source.Source` plus options and returns a list of Traces.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ..errors import InputError, UsageError
+from ..trace import Trace
+from .source import PathOrFile, Source
+
+FORMATS: dict[str, str] = {
+    "ftq": "bandkit.loaders.ftq:load_ftq",
+    "ftq-mpi": "bandkit.loaders.ftq:load_ftq_mpi",
+    "ftq-2009": "bandkit.loaders.ftq2009:load_ftq2009",
+    "pyperf": "bandkit.loaders.pyperf:load_pyperf",
+    "hyperfine": "bandkit.loaders.hyperfine:load_hyperfine",
+    "gbench": "bandkit.loaders.gbench:load_gbench",
+    "pytest-benchmark": "bandkit.loaders.pytest_benchmark:load_pytest_benchmark",
+    "asv": "bandkit.loaders.asv:load_asv",
+    "pts": "bandkit.loaders.pts:load_pts",
+    "criterion": "bandkit.loaders.criterion:load_criterion",
+    "turbostat": "bandkit.loaders.turbostat:load_turbostat",
+    "csv": "bandkit.loaders.csvfile:load_csv",
+}
+#: Alternative names accepted by ``format=``.
+ALIASES = {"ftq2009": "ftq-2009", "ftq-old": "ftq-2009", "two-file": "ftq-2009", "mpiftq": "ftq-mpi",
+           "google-benchmark": "gbench", "googlebenchmark": "gbench", "pytest_benchmark": "pytest-benchmark",
+           "phoronix": "pts"}
+
+
+def _loader(fmt: str) -> Callable[..., list[Trace]]:
+    module, func = FORMATS[fmt].split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def _looks_like_ftq(head: bytes) -> str | None:
+    lines = [ln.strip() for ln in head.splitlines()[:400]]
+    hashed = [ln for ln in lines if ln.startswith(b"#")]
+    body = [ln for ln in lines if ln and not ln.startswith(b"#")]
+    if hashed and any(b"Frequency" in h or b"Ticks per ns" in h or b"Fraction is" in h for h in hashed):
+        if body and b"," in body[0]:
+            return "ftq-mpi"
+        return "ftq"
+    if body and not hashed:
+        first = body[0].split()
+        if len(first) == 2 and all(p.isdigit() for p in first):
+            return "ftq"
+    return None
+
+
+def detect_format(source: Source) -> str:
+    """Guess the format of ``source`` from its name and first bytes."""
+    from .ftq2009 import is_counts_name, is_times_name
+
+    if source.is_dir:
+        return "ftq-2009"
+    name = source.name
+    if is_times_name(name) or is_counts_name(name):
+        return "ftq-2009"
+    head = source.head(65536)
+    if not head.strip():
+        raise InputError(name, "empty file")
+    if b"\x00" in head:
+        raise InputError(name, "binary data: not a trace or result file bandkit knows")
+    fmt = _looks_like_ftq(head)
+    if fmt:
+        return fmt
+    try:
+        from .sniff_runners import sniff
+    except ImportError:  # runner loaders not installed in this build
+        sniff = None
+    if sniff is not None:
+        fmt = sniff(head, name)
+        if fmt:
+            return fmt
+    raise InputError(name, "unrecognised format (use --format; known: " + ", ".join(FORMATS) + ")")
+
+
+def load_traces(path_or_file: PathOrFile, format: str | None = None, **options: Any) -> list[Trace]:
+    """Load every trace in one input (a file, a directory of the two-file FTQ format, ``-`` or a file object)."""
+    source = Source.open(path_or_file)
+    if format is not None:
+        fmt = ALIASES.get(format, format)
+        if fmt not in FORMATS:
+            raise UsageError(f"unknown format {format!r} (known: {', '.join(FORMATS)})")
+    else:
+        fmt = detect_format(source)
+    if source.is_dir and fmt != "ftq-2009":
+        raise InputError(source.name, "is a directory")
+    traces = _loader(fmt)(source, **options)
+    if not traces:
+        raise InputError(source.name, "no traces found in file")
+    return traces
+
+
+def load(path_or_file: PathOrFile, format: str | None = None, **options: Any) -> Trace | list[Trace]:
+    """Load a trace or result file: one :class:`Trace`, or a list when the input holds several.
+
+    ``format``: one of :data:`FORMATS` (auto-detected when None). Options go to the loader,
+    e.g. ``clock_hz=`` (ticks per second) for the two-file FTQ format.
+    """
+    traces = load_traces(path_or_file, format=format, **options)
+    return traces[0] if len(traces) == 1 else traces
+
+
+def load_many(paths: Iterable[PathOrFile], format: str | None = None, **options: Any) -> list[Trace]:
+    """Load several inputs into one flat list of traces."""
+    out: list[Trace] = []
+    for p in paths:
+        out.extend(load_traces(p, format=format, **options))
+    return out

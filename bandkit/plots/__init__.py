@@ -1,0 +1,1 @@
+"""Plots (matplotlib, imported lazily): every function takes an optional ``ax`` and returns the Axes."""

@@ -1,0 +1,130 @@
+"""Per-trace basics of an FTQ trace: samples, rate, duration, FTQ fraction, stalls, count percentiles."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .trace import Trace
+
+PERCENTILES = (0.1, 1, 5, 25, 50, 75, 95, 99, 99.9)
+
+
+@dataclass(frozen=True)
+class StallSummary:
+    count: int
+    total_s: float | None
+    longest_s: float | None
+    lost_quanta: int
+    share_of_time: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"count": self.count, "total_s": self.total_s, "longest_s": self.longest_s,
+                "lost_quanta": self.lost_quanta, "share_of_time": self.share_of_time}
+
+
+@dataclass(frozen=True)
+class FtqSummary:
+    """Basic figures of one FTQ trace. Times in seconds (None when the trace's time is in ticks)."""
+
+    samples: int                 # rows as FTQ counts them (catch-up rows included)
+    measured_samples: int        # rows that are measurements (catch-up rows / partial quanta excluded)
+    catchup_rows: int
+    sampling_hz: float | None
+    duration_s: float | None
+    duration_ticks: float | None
+    ftq_fraction: float | None   # total count / (max count x samples), as FTQ defines it
+    header_fraction: float | None
+    max_count: float | None
+    total_count: float
+    stalls: StallSummary
+    count_percentiles: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "samples": self.samples,
+            "measured_samples": self.measured_samples,
+            "catchup_rows": self.catchup_rows,
+            "sampling_hz": self.sampling_hz,
+            "duration_s": self.duration_s,
+            "duration_ticks": self.duration_ticks,
+            "ftq_fraction": self.ftq_fraction,
+            "header_fraction": self.header_fraction,
+            "max_count": self.max_count,
+            "total_count": self.total_count,
+            "stalls": self.stalls.to_dict(),
+            "count_percentiles": dict(self.count_percentiles),
+        }
+
+
+def ftq_fraction(counts: np.ndarray, max_count: float | None = None, samples: int | None = None) -> float | None:
+    """FTQ fraction = total count / (max count per quantum x samples); catch-up rows count as samples."""
+    n = len(counts) if samples is None else samples
+    if n == 0:
+        return None
+    m = float(np.max(counts)) if max_count is None else float(max_count)
+    return float(np.sum(counts, dtype=np.float64) / (m * n)) if m > 0 else None
+
+
+def summarize_ftq(trace: Trace) -> FtqSummary:
+    data = trace.data
+    counts = data["value"].to_numpy()
+    mask = trace.sample_mask
+    measured = counts if mask is None else counts[mask]
+    n = len(data)
+    catchup = int(data["catchup"].sum()) if "catchup" in data.columns else 0
+    period = trace.period
+    time = data["time"].to_numpy(dtype=np.float64)
+    span = float(time[-1] - time[0]) if n else 0.0
+    in_s = trace.meta.time_unit == "s"
+    if in_s:
+        duration_s, duration_ticks = span + (period or 0.0), None
+    else:
+        q = trace.meta.extra.get("quantum_ticks")
+        duration_s, duration_ticks = None, span + (q or 0.0)
+    st = trace.stalls
+    if len(st):
+        total = float(st["duration_s"].sum())
+        longest = float(st["duration_s"].max())
+        share = total / duration_s if in_s and duration_s else None
+        stalls = StallSummary(len(st), total if in_s else None, longest if in_s else None,
+                              int(st["lost_quanta"].sum()), share)
+    else:
+        stalls = StallSummary(0, 0.0 if in_s else None, 0.0 if in_s else None, 0, 0.0 if in_s else None)
+    pct = {}
+    if len(measured):
+        vals = np.percentile(measured, PERCENTILES)
+        pct = {f"p{p:g}": float(v) for p, v in zip(PERCENTILES, vals)}
+    return FtqSummary(
+        samples=n, measured_samples=int(len(measured)), catchup_rows=catchup,
+        sampling_hz=trace.meta.sampling_hz, duration_s=duration_s, duration_ticks=duration_ticks,
+        ftq_fraction=ftq_fraction(counts) if n else None,
+        header_fraction=trace.meta.header.get("Fraction"),
+        max_count=float(np.max(counts)) if n else None, total_count=float(np.sum(counts, dtype=np.float64)),
+        stalls=stalls, count_percentiles=pct,
+    )
+
+
+def ftq_section(trace: Trace, options):
+    """Report section "summary" for FTQ traces."""
+    from .analyze import SectionResult
+
+    s = summarize_ftq(trace)
+    findings: list[dict[str, Any]] = []
+    if s.stalls.count:
+        findings.append({"kind": "stalls", "severity": "warning" if (s.stalls.share_of_time or 0) > 0.01 else "info",
+                         "count": s.stalls.count, "total_s": s.stalls.total_s, "longest_s": s.stalls.longest_s,
+                         "lost_quanta": s.stalls.lost_quanta, "share_of_time": s.stalls.share_of_time})
+    if "partial" in trace.data.columns and trace.data["partial"].any():
+        rows = np.flatnonzero(trace.data["partial"].to_numpy(dtype=bool))
+        findings.append({"kind": "partial_quantum", "severity": "info", "rows": [int(r) for r in rows[:10]],
+                         "quantum_ticks": trace.meta.extra.get("quantum_ticks"),
+                         "first_quantum_ticks": trace.meta.extra.get("first_quantum_ticks")})
+    if trace.meta.time_unit == "ticks":
+        findings.append({"kind": "time_in_ticks", "severity": "info",
+                         "quantum_ticks": trace.meta.extra.get("quantum_ticks")})
+    if s.header_fraction is not None and s.ftq_fraction is not None and abs(s.header_fraction - s.ftq_fraction) > 1e-4:
+        findings.append({"kind": "fraction_mismatch", "severity": "info", "computed": s.ftq_fraction,
+                         "header": s.header_fraction})
+    return SectionResult("summary", s.to_dict(), s, findings)

@@ -1,0 +1,1 @@
+"""Seeded generators of synthetic traces with known ground truth (for tests, notebooks, benchmarks)."""

@@ -1,0 +1,162 @@
+"""The `Trace` model: one measured series (an FTQ thread, a benchmark's runs) plus its metadata.
+
+Data flow: loaders -> Trace -> analyses -> results -> report.  A Trace holds *all* rows the
+file had (FTQ catch-up rows included, flagged in the ``catchup`` column) so nothing the user
+recorded is lost; analyses use :attr:`Trace.samples` / :attr:`Trace.values`, which exclude them.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+#: Trace kinds.
+KINDS = ("ftq", "runner", "series")
+
+
+def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True)
+class TraceMeta:
+    """Metadata of a trace (immutable; use :meth:`replace`).
+
+    Units: ``sampling_hz`` in Hz (nominal, as configured); ``time_unit`` is ``"s"`` or
+    ``"ticks"`` (older FTQ format without a clock rate); ``ticks_per_ns`` when known.
+    """
+
+    path: str
+    format: str
+    kind: str = "ftq"
+    name: str | None = None
+    thread: int | None = None
+    cpu: int | None = None
+    sampling_hz: float | None = None
+    time_unit: str = "s"
+    value_unit: str = "count"
+    ticks_per_ns: float | None = None
+    kernel: str | None = None
+    cpu_model: str | None = None
+    header: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        object.__setattr__(self, "header", _frozen(self.header))
+        object.__setattr__(self, "extra", _frozen(self.extra))
+
+    def replace(self, **changes: Any) -> "TraceMeta":
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        d["header"] = dict(self.header)
+        d["extra"] = dict(self.extra)
+        return d
+
+
+class Trace:
+    """A pandas-backed series with metadata.
+
+    ``data`` columns: ``time`` (float64, in ``meta.time_unit``; NaN where the format has no
+    times), ``value`` (the measurement: FTQ work count, or a runner's time per value), and
+    per format: ``catchup`` (bool, FTQ rows written to catch up after a stall), ``run``
+    (1-based run number of a runner value), per-run metadata columns.
+    """
+
+    __slots__ = ("data", "meta", "_stalls")
+
+    def __init__(self, data: pd.DataFrame, meta: TraceMeta):
+        if "value" not in data.columns:
+            raise ValueError("Trace data needs a 'value' column")
+        if "time" not in data.columns:
+            data = data.assign(time=np.nan)
+        self.data = data
+        self.meta = meta
+        self._stalls: pd.DataFrame | None = None
+
+    # -- views -----------------------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        return self.meta.kind
+
+    @property
+    def path(self) -> str:
+        return self.meta.path
+
+    @property
+    def label(self) -> str:
+        """Short human label: benchmark name, or path plus thread when a file holds several."""
+        if self.meta.name:
+            return self.meta.name
+        if self.meta.thread is not None and self.meta.extra.get("threads_in_file", 1) > 1:
+            return f"{self.meta.path}#{self.meta.thread}"
+        return self.meta.path
+
+    @property
+    def has_catchup(self) -> bool:
+        return "catchup" in self.data.columns
+
+    @property
+    def sample_mask(self) -> np.ndarray | None:
+        """Boolean mask of rows that are real, full measurements; None when every row is.
+
+        Excluded: FTQ catch-up rows (``catchup``) and quanta known to be short (``partial``,
+        e.g. the mask-aligned first quantum of the two-file FTQ format).
+        """
+        cols = [c for c in ("catchup", "partial") if c in self.data.columns]
+        if not cols:
+            return None
+        bad = self.data[cols[0]].to_numpy(dtype=bool)
+        for c in cols[1:]:
+            bad = bad | self.data[c].to_numpy(dtype=bool)
+        return ~bad
+
+    @property
+    def samples(self) -> pd.DataFrame:
+        """Rows that are real measurements (FTQ catch-up rows and partial quanta excluded)."""
+        mask = self.sample_mask
+        return self.data if mask is None else self.data.loc[mask]
+
+    @property
+    def values(self) -> np.ndarray:
+        """Sample values as float64 (catch-up rows excluded)."""
+        return self.samples["value"].to_numpy(dtype=np.float64)
+
+    @property
+    def times(self) -> np.ndarray:
+        """Sample times (catch-up rows excluded), in ``meta.time_unit``."""
+        return self.samples["time"].to_numpy(dtype=np.float64)
+
+    @property
+    def period(self) -> float | None:
+        """Nominal quantum / sampling period in seconds (None if unknown)."""
+        return 1.0 / self.meta.sampling_hz if self.meta.sampling_hz else None
+
+    @property
+    def stalls(self) -> pd.DataFrame:
+        """Stall episodes (FTQ): see :func:`bandkit.stalls.find_stalls`."""
+        if self._stalls is None:
+            from .stalls import find_stalls
+
+            self._stalls = find_stalls(self)
+        return self._stalls
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __repr__(self) -> str:
+        m = self.meta
+        rate = f", {m.sampling_hz:g} Hz" if m.sampling_hz else ""
+        return f"<Trace {m.kind}/{m.format} {self.label!r}: {len(self.data)} rows{rate}>"
+
+    def _repr_html_(self) -> str:
+        from .render.notebook import trace_html
+
+        return trace_html(self)
