@@ -115,7 +115,7 @@ def load_ftq2009(source: Source, *, clock_hz: float | None = None, ticks_per_ns:
                            "partial": partial})
         extra = {"quantum_ticks": quantum, "threads_in_file": nblocks, "times_file": str(times_path),
                  "counts_file": str(counts_path), "first_line": lo + 1}
-        if abs(bits - round(bits)) < 1e-9:
+        if bits == bits and abs(quantum / 2 ** round(bits) - 1) < 1e-3:
             extra["quantum_bits"] = int(round(bits))
         if partial[0]:
             extra["first_quantum_ticks"] = float(gaps[0])
