@@ -24,7 +24,8 @@ def _pyproject_names() -> set[str]:
 
 def _conda_names() -> set[str]:
     names = set()
-    for line in (ROOT / "environment.yml").read_text().splitlines():
+    text = (ROOT / "environment.yml").read_text()
+    for line in text.split("\ndependencies:", 1)[1].splitlines():
         m = re.match(r"^\s{2}-\s+([A-Za-z0-9_.\-]+)", line)
         if m and not line.strip().startswith("- -e"):
             n = _name(m.group(1))
