@@ -11,6 +11,9 @@ from .errors import BandkitError, InputError, UsageError
 from .trace import Trace, TraceMeta
 from .loaders import load, load_many
 from .analyze import AnalysisOptions, Report, analyze, report
+from .bands import BandDetector, find_bands
+from .spectrum import compute_spectrum, analyze_spectrum, compare_rates
+from .changepoints import detect_changepoints
 
 __all__ = [
     "__version__",
@@ -25,4 +28,10 @@ __all__ = [
     "report",
     "Report",
     "AnalysisOptions",
+    "find_bands",
+    "BandDetector",
+    "compute_spectrum",
+    "analyze_spectrum",
+    "compare_rates",
+    "detect_changepoints",
 ]

@@ -27,11 +27,14 @@ SCHEMA_VERSION = 1
 #: Per-kind section functions, in report order.
 FTQ_SECTIONS: list[str] = [
     "bandkit.summary:ftq_section",
+    "bandkit.bands:section",
+    "bandkit.spectrum.spectrum:section",
+    "bandkit.changepoints.section:section",
 ]
-RUNNER_SECTIONS: list[str] = []
-SERIES_SECTIONS: list[str] = []
+RUNNER_SECTIONS: list[str] = ["bandkit.postmortem:runner_section"]
+SERIES_SECTIONS: list[str] = ["bandkit.changepoints.section:section", "bandkit.bands:section"]
 #: Cross-trace sections (top-level report fields).
-CROSS_SECTIONS: list[str] = []
+CROSS_SECTIONS: list[str] = ["bandkit.spectrum.interference:cross_section", "bandkit.postmortem:runner_summary"]
 
 _SECTIONS_BY_KIND = {"ftq": FTQ_SECTIONS, "runner": RUNNER_SECTIONS, "series": SERIES_SECTIONS}
 
@@ -159,7 +162,9 @@ class Report:
         return render_html(self)
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        from .render.html import report_html_fragment
+
+        return report_html_fragment(self)
 
 
 def analyze_trace(trace: Trace, index: int = 0, options: AnalysisOptions | None = None) -> TraceReport:

@@ -26,15 +26,16 @@ EPILOG_MAIN = """examples:
 EPILOG_REPORT = """examples:
   bandkit report data/ftq/ftq_f10000_quiet_0.dat.gz
   bandkit report ftq_f10000_0.dat ftq_f7777_0.dat --format json -o report.json
+  bandkit report ftq_f10000_0.dat ftq_f7777_0.dat --format html -o report.html   one self-contained page
   bandkit report - < trace.dat                   read one trace from standard input
   bandkit report hyperalloc/times.dat --clock-hz 2.6e9
   bandkit report results.json --fail-on step,bands   exit 1 when a step or bands are found (CI gating)
 """
 
 FAIL_ON_KINDS = {
-    "step": {"step", "changepoint", "changepoints"},
-    "bands": {"bands", "bimodal"},
-    "interference": {"interference"},
+    "step": {"step", "changepoint", "changepoints", "level_shift"},
+    "bands": {"bands", "bimodal", "band_levels"},
+    "interference": {"interference", "periodic_interference"},
     "stalls": {"stalls"},
 }
 
@@ -160,7 +161,106 @@ def _add_report(sub) -> None:
     p.set_defaults(func=_cmd_report)
 
 
-_SUBCOMMANDS = [_add_report]
+EPILOG_COMPARE = """examples:
+  bandkit compare powersave.json performance.json
+  bandkit compare base.json.gz patched.json.gz --format json -o compare.json
+"""
+
+
+def _cmd_compare(args) -> int:
+    from .compare import compare_files
+
+    cmp = compare_files(args.a, args.b, format=args.input_format, confidence=args.confidence, seed=args.seed)
+    text = cmp.to_text() if args.format == "text" else __import__("bandkit._json", fromlist=["dumps"]).dumps(cmp)
+    write_output(text, args.output, [args.a, args.b])
+    return 0
+
+
+def _add_compare(sub) -> None:
+    p = sub.add_parser("compare", help="A/B comparison of two benchmark result files",
+                       description="Per-benchmark ratio B/A of the mean run means with a bootstrap confidence "
+                                   "interval and Welch's t-test, geometric mean, noisy benchmarks flagged.",
+                       epilog=EPILOG_COMPARE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("a", metavar="A", help="baseline result file")
+    p.add_argument("b", metavar="B", help="result file compared with A")
+    p.add_argument("--input-format", "-F", dest="input_format", metavar="FMT", help="input format of both files")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    _add_output_options(p, formats=("text", "json"))
+    p.set_defaults(func=_cmd_compare)
+
+
+EPILOG_FLEET = """examples:
+  bandkit fleet runs/                            every *.dat[.gz] under runs/, ranked, worst first
+  bandkit fleet 'runs/node*_0.dat' --jobs 8      a glob (quote it), 8 local processes
+  bandkit fleet runs/ --format html -o fleet.html    ranking table + heat-map (trace x time)
+  bandkit fleet runs/ --dask-scheduler tcp://10.0.0.1:8786   on a Dask cluster (workers see runs/)
+"""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return v
+
+
+def _cmd_fleet(args) -> int:
+    from .fleet import rank_fleet
+
+    if args.dask_scheduler and args.jobs is not None:
+        raise UsageError("--jobs and --dask-scheduler exclude each other (the cluster sets the parallelism)")
+    progress = None
+    if not args.quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        progress = lambda it: tqdm(it, desc="analysing", unit="file", leave=False, file=sys.stderr)  # noqa: E731
+    rep = rank_fleet(args.paths, jobs=args.jobs or 1, scheduler=args.dask_scheduler, format=args.input_format,
+                     load_options=_load_options(args), n_bins=args.bins, z_threshold=args.z, progress=progress)
+    shown = rep.errors[:5]
+    for p, e in shown:
+        print(f"bandkit: {'error' if not rep.rows else 'warning: skipped'}: {e}", file=sys.stderr)
+    if len(rep.errors) > len(shown):
+        print(f"bandkit: ... and {len(rep.errors) - len(shown)} more input(s) that could not be analysed "
+              "(listed in the report)", file=sys.stderr)
+    if not rep.rows:
+        return 2
+    if args.format == "json":
+        text = rep.to_json(profiles=not args.no_profiles)
+    elif args.format == "html":
+        text = rep.to_html()
+    else:
+        text = rep.to_text(limit=args.limit)
+    write_output(text, args.output, [r.path for r in rep.rows])
+    return 1 if args.fail_on_outliers and rep.outliers else 0
+
+
+def _add_fleet(sub) -> None:
+    p = sub.add_parser("fleet", help="analyse many FTQ traces and rank them (outliers, heat-map)",
+                       description="Analyse many traces (one per node / CPU) with the same analyses as "
+                                   "'bandkit report', rank them by FTQ fraction and flag outliers (modified "
+                                   "z-score of FTQ fraction and stall share).",
+                       epilog=EPILOG_FLEET, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", metavar="DIR_OR_GLOB",
+                   help="directories (searched for *.dat[.gz]), glob patterns or files")
+    p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                   help="local worker processes (default 1)")
+    p.add_argument("--dask-scheduler", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786)")
+    p.add_argument("--bins", type=_positive_int, default=200, metavar="N", help="time bins per trace in the heat-map")
+    p.add_argument("--z", type=_positive_float, default=3.5, metavar="Z",
+                   help="outlier threshold on the modified z-score (default 3.5)")
+    p.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="text: show the N worst traces only")
+    p.add_argument("--no-profiles", action="store_true", help="json: leave out the per-trace time profiles")
+    p.add_argument("--fail-on-outliers", action="store_true", help="exit 1 when an outlier is found")
+    _add_input_options(p)
+    _add_output_options(p)
+    p.set_defaults(func=_cmd_fleet)
+
+
+_SUBCOMMANDS = [_add_report, _add_compare, _add_fleet]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -32,6 +32,17 @@ _UNAME_FIELDS = ("sysname", "nodename", "release", "version", "machine", "domain
 _COLUMNS_LINE = re.compile(r"^Time\(ns\)\s+work", re.I)
 _FILE_THREAD = re.compile(r"_(\d+)\.dat(?:\.gz)?$")
 
+#: Bodies at least this big (bytes, ~2.8 M rows) go through the compiled single-pass parser
+#: (:mod:`bandkit.loaders._fastparse`, ~3x faster than ``pandas.read_csv`` once loaded); smaller ones
+#: through ``pandas.read_csv``, which wins below ~3 M rows in a fresh process because loading numba
+#: and the cached parser costs ~0.4-0.7 s once (benchmarks/RESULTS.md). Both give identical results.
+FAST_PARSE_MIN_BYTES = 48 << 20
+
+
+def _blank(data: bytes) -> bool:
+    """True for empty or whitespace-only data (like ``not data.strip()`` without copying it)."""
+    return not data or data.isspace()
+
 
 def split_header(data: bytes) -> tuple[list[str], int]:
     """Return the ``#`` header lines (without ``# ``) at the top of ``data`` and the byte offset of the body."""
@@ -149,7 +160,7 @@ def read_numeric_table(source: Source, body: bytes, first_line: int, sep: str | 
 
     Raises InputError naming the first malformed line.
     """
-    if not body.strip():
+    if _blank(body):
         raise InputError(source.name, "no data lines (header only)" if first_line > 1 else "empty file")
     try:
         frame = pd.read_csv(
@@ -203,15 +214,18 @@ def nominal_period(time: np.ndarray, header_hz: float | None) -> float | None:
 
 
 def check_monotonic(source: Source, body: bytes, time: np.ndarray, first_line: int) -> None:
-    d = np.diff(time)
-    bad = np.flatnonzero(d < 0)
+    bad = np.flatnonzero(time[1:] < time[:-1])
     if len(bad):
-        row = int(bad[0]) + 1
-        raise InputError(
-            source.name,
-            f"timestamp goes backwards ({time[row]:.0f} after {time[row - 1]:.0f})",
-            line=_line_of_row(body, row, first_line),
-        )
+        _raise_backwards(source, body, time, int(bad[0]) + 1, first_line)
+
+
+def _raise_backwards(source: Source, body: bytes, time: np.ndarray, row: int, first_line: int) -> None:
+    """Raise the "timestamp goes backwards" InputError for data row ``row`` (0-based) of ``body``."""
+    raise InputError(
+        source.name,
+        f"timestamp goes backwards ({time[row]:.0f} after {time[row - 1]:.0f})",
+        line=_line_of_row(body, row, first_line),
+    )
 
 
 def _thread_from_name(name: str) -> int | None:
@@ -238,28 +252,45 @@ def _meta_from_header(source: Source, fmt: str, header: dict[str, Any], sampling
 def load_ftq(source: Source, **options: Any) -> list[Trace]:
     """Load a current-format FTQ file (one thread). Times in the file are ns since the first sample."""
     data = source.read_bytes()
-    if not data.strip():
+    if _blank(data):
         raise InputError(source.name, "empty file")
     if b"\x00" in data[:65536]:
         raise InputError(source.name, "binary data, not an FTQ text trace")
     lines, offset = split_header(data)
     header = parse_header(lines)
-    body = data[offset:]
-    first_line = data[:offset].count(b"\n") + 1
-    arr = read_numeric_table(source, body, first_line, sep=None)
-    time_ns = arr[:, 0]
-    count = arr[:, 1]
-    check_monotonic(source, body, time_ns, first_line)
+    first_line = data.count(b"\n", 0, offset) + 1
     freq = header.get("Frequency")
-    period_ns = nominal_period(time_ns, freq * 1e-9 if freq else None)
+    fast = None
+    if len(data) - offset >= FAST_PARSE_MIN_BYTES:
+        # big file: compiled single pass over the bytes in place (no copy of the body, no float table)
+        from ._fastparse import catchup_flags, parse_two_int_columns
+
+        fast = parse_two_int_columns(data, offset)
+    if fast is not None:
+        time_ns, count, back = fast
+        if back >= 0:
+            _raise_backwards(source, data[offset:], time_ns.astype(np.float64), back, first_line)
+        del data  # the text is not needed any more: free it before the float copies are made
+        source.release()
+        period_ns = nominal_period(time_ns, freq * 1e-9 if freq else None)
+        frame = {"time": time_ns * 1e-9, "value": count}
+        frame["catchup"] = catchup_flags(time_ns, count, 0.5 * period_ns if period_ns and period_ns > 0 else 0.0)
+        del fast
+    else:
+        body = data[offset:]
+        arr = read_numeric_table(source, body, first_line, sep=None)
+        time_ns = arr[:, 0]
+        count = arr[:, 1]
+        check_monotonic(source, body, time_ns, first_line)
+        period_ns = nominal_period(time_ns, freq * 1e-9 if freq else None)
+        frame = {"time": time_ns * 1e-9, "value": count.astype(np.int64)}
+        cols = header.get("columns", [])
+        for j in range(2, arr.shape[1]):
+            name = cols[j].lower() if j < len(cols) else f"col{j}"
+            frame[name] = arr[:, j].astype(np.int64)
+        frame["catchup"] = flag_catchup(time_ns, count, period_ns or 0.0)
     sampling_hz = freq if freq else (1e9 / period_ns if period_ns else None)
-    frame = {"time": time_ns * 1e-9, "value": count.astype(np.int64)}
-    cols = header.get("columns", [])
-    for j in range(2, arr.shape[1]):
-        name = cols[j].lower() if j < len(cols) else f"col{j}"
-        frame[name] = arr[:, j].astype(np.int64)
-    frame["catchup"] = flag_catchup(time_ns, count, period_ns or 0.0)
-    df = pd.DataFrame(frame)
+    df = pd.DataFrame(frame, copy=False)
     meta = _meta_from_header(source, "ftq", header, sampling_hz)
     return [Trace(df, meta)]
 
@@ -270,7 +301,7 @@ def load_ftq_mpi(source: Source, *, ticks_per_ns: float | None = None, **options
     Times are converted to seconds with the header's (or the given) ticks per ns; one Trace per rank.
     """
     data = source.read_bytes()
-    if not data.strip():
+    if _blank(data):
         raise InputError(source.name, "empty file")
     if b"\x00" in data[:65536]:
         raise InputError(source.name, "binary data, not an FTQ text trace")

@@ -63,6 +63,11 @@ class Source:
             self._data = _maybe_gunzip(self.name, raw)
         return self._data
 
+    def release(self) -> None:
+        """Drop the cached bytes of a file on disk (a loader is done with them; a later read re-reads)."""
+        if self.path is not None:
+            self._data = None
+
     def read_text(self) -> str:
         data = self.read_bytes()
         if b"\x00" in data[:65536]:

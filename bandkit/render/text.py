@@ -11,18 +11,29 @@ import os
 from typing import Callable
 
 SECTION_TEXT: dict[str, str] = {
+    "bands": "bandkit.render.text_bands:render",
     "summary": "bandkit.render.text_summary:render",
+    "spectrum": "bandkit.render.text_interference:render_spectrum",
+    "postmortem": "bandkit.render.text_runners:render",
+    "changepoints": "bandkit.render.text_changepoints:render",
 }
 VERDICT_PHRASES: dict[str, str] = {
+    "band_levels": "bandkit.render.text_bands:phrase",
     "stalls": "bandkit.render.text_summary:phrase_stalls",
     "partial_quantum": "bandkit.render.text_summary:phrase_partial",
     "time_in_ticks": "bandkit.render.text_summary:phrase_ticks",
     "fraction_mismatch": "bandkit.render.text_summary:phrase_fraction",
+    "spectral_line": "bandkit.render.text_interference:phrase_line",
+    "periodic_interference": "bandkit.render.text_interference:phrase_interference",
+    "sampling_locked": "bandkit.render.text_interference:phrase_locked",
+    "level_shift": "bandkit.render.text_changepoints:phrase",
+    **{k: "bandkit.render.text_runners:phrase" for k in ("step", "bimodal", "bands", "trend", "warmup", "outlier_runs",
+                                                          "stable_runs", "no_per_run_data", "too_few_runs")},
 }
 #: Cross-trace sections: name -> function(SectionResult) -> lines.
-CROSS_TEXT: dict[str, str] = {}
+CROSS_TEXT: dict[str, str] = {"interference": "bandkit.render.text_interference:render_interference"}
 #: Report-level preamble (e.g. a summary across benchmarks): function(Report) -> lines.
-PREAMBLE_TEXT: list[str] = []
+PREAMBLE_TEXT: list[str] = ["bandkit.render.text_runners:preamble"]
 
 _BOLD, _YELLOW, _RESET, _DIM = "\x1b[1m", "\x1b[33m", "\x1b[0m", "\x1b[2m"
 

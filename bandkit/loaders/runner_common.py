@@ -1,0 +1,180 @@
+"""Shared helpers of the benchmark-runner loaders: JSON reading with useful errors, and building
+one runner :class:`~bandkit.Trace` per benchmark from per-run values and metadata.
+
+Runner trace layout (``meta.kind == "runner"``): one row per measured value, columns ``run``
+(1-based run number), ``value_index`` (0-based position of the value in its run), ``value``,
+``time`` (seconds since the first run's ``date`` when known, else NaN) and the parsed per-run
+metadata columns (see :mod:`bandkit.metadata`). Warm-up values and calibration runs are kept in
+``meta.extra`` (``"warmups"``: list of ``[process, run, loops, value]``, ``"calibration_runs"``),
+never in the rows, so analyses of ``trace.values`` only see measurements.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..metadata import parse_run_metadata
+from ..trace import Trace, TraceMeta
+from .source import Source
+
+_BARE_NONFINITE = re.compile(rb'(?<=[\[,:\s])(-?)(inf(?:inity)?|nan)(?=[\s,\]}])', re.IGNORECASE)
+
+
+def read_json(source: Source) -> Any:
+    """Parse a JSON file; bare ``NaN`` / ``Infinity`` (and C-style ``nan`` / ``inf``, as some Google
+    Benchmark builds write) are accepted. Errors name the file and line."""
+    data = source.read_bytes()
+    try:
+        return json.loads(data)
+    except UnicodeDecodeError:
+        raise InputError(source.name, "not valid UTF-8 text (binary data?)") from None
+    except json.JSONDecodeError as exc:
+        first = exc
+    fixed = _BARE_NONFINITE.sub(_fix_token, data)
+    if fixed != data:
+        try:
+            return json.loads(fixed)
+        except json.JSONDecodeError:
+            pass
+    raise InputError(source.name, f"invalid JSON: {first.msg} (column {first.colno})", line=first.lineno)
+
+
+def _fix_token(m: "re.Match[bytes]") -> bytes:
+    word = m.group(2).lower()
+    sign = m.group(1)
+    return sign + (b"NaN" if word == b"nan" else b"Infinity")
+
+
+def require(obj: Any, key: str, typ: type | tuple[type, ...], source: Source, where: str = "") -> Any:
+    """``obj[key]`` checked for type; InputError naming the field otherwise."""
+    field = f"{where}{key}"
+    if not isinstance(obj, dict) or key not in obj:
+        raise InputError(source.name, "missing field", field=field)
+    val = obj[key]
+    if not isinstance(val, typ):
+        raise InputError(source.name, f"expected {_typename(typ)}, got {type(val).__name__}", field=field)
+    return val
+
+
+def _typename(typ: type | tuple[type, ...]) -> str:
+    if isinstance(typ, tuple):
+        return " or ".join(t.__name__ for t in typ)
+    return typ.__name__
+
+
+def as_float(v: Any, source: Source, field: str) -> float:
+    """A JSON number (or null -> NaN) as float; InputError otherwise."""
+    if v is None:
+        return math.nan
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise InputError(source.name, f"expected a number, got {type(v).__name__}", field=field)
+    try:
+        return float(v)
+    except ValueError:
+        raise InputError(source.name, f"expected a number, got {v!r}", field=field) from None
+
+
+def as_floats(values: list, source: Source, field: str) -> list[float]:
+    """A JSON list of numbers as floats (fast path; per-item checks and errors otherwise)."""
+    if not any(type(v) is bool or v is None or type(v) is str for v in values):
+        try:
+            return np.asarray(values, dtype=np.float64).tolist()
+        except (TypeError, ValueError):
+            pass
+    return [as_float(v, source, f"{field}[{k}]") for k, v in enumerate(values)]
+
+
+def plain(v: Any) -> Any:
+    """JSON-ready plain Python (non-finite floats -> None)."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, (np.floating,)):
+        f = float(v)
+        return f if math.isfinite(f) else None
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    return v
+
+
+def build_runner_trace(
+    source: Source,
+    fmt: str,
+    name: str,
+    runs: Sequence[tuple[Sequence[float], Mapping[str, Any]]],
+    *,
+    value_unit: str,
+    constant_metadata: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+    times: Sequence[float] | None = None,
+) -> Trace:
+    """One runner Trace from ``runs`` = [(values, run_metadata), ...] in run order.
+
+    ``constant_metadata`` (suite / benchmark level) is merged under each run's own metadata
+    (run keys win), so every row carries the full metadata. ``times`` optionally gives each run's
+    time in seconds (else derived from a ``date`` metadata column).
+    """
+    const = dict(constant_metadata or {})
+    merged = [{**const, **dict(md)} for _, md in runs]
+
+    def on_error(i: int, key: str, exc: Exception) -> None:
+        raise InputError(source.name, f"run {i + 1} of benchmark {name!r}: cannot parse metadata: {exc}",
+                         field=key)
+
+    md = parse_run_metadata(merged, on_error=on_error)
+    counts = np.array([len(v) for v, _ in runs], dtype=np.int64)
+    run_no = np.repeat(np.arange(1, len(runs) + 1, dtype=np.int64), counts)
+    vidx = np.concatenate([np.arange(c, dtype=np.int64) for c in counts]) if len(counts) else np.zeros(0, np.int64)
+    values = np.array([float(x) for v, _ in runs for x in v], dtype=np.float64)
+    run_time = np.full(len(runs), np.nan)
+    if times is not None:
+        run_time = np.asarray(times, dtype=np.float64)
+    elif "date" in md.columns and len(md):
+        d = md["date"]
+        if d.notna().any():
+            first = d.dropna().min()
+            run_time = ((d - first).dt.total_seconds()).to_numpy(dtype=np.float64, na_value=np.nan)
+    data = pd.DataFrame({"time": np.repeat(run_time, counts), "run": run_no, "value_index": vidx,
+                         "value": values})
+    if len(md.columns):
+        rows = md.iloc[np.repeat(np.arange(len(runs)), counts)].reset_index(drop=True)
+        rows = rows.drop(columns=[c for c in rows.columns if c in data.columns], errors="ignore")
+        data = pd.concat([data, rows], axis=1)
+    ex = {"values_per_run": plain(sorted(set(counts.tolist()))), "summary_only": False,
+          "metadata": plain({k: v for k, v in const.items() if _is_plain_scalar(v)})}
+    ex.update(extra or {})
+    meta = TraceMeta(path=source.name, format=fmt, kind="runner", name=name, value_unit=value_unit,
+                     sampling_hz=None, time_unit="s", extra=ex)
+    return Trace(data, meta)
+
+
+def summary_trace(source: Source, fmt: str, name: str, value: float, *, value_unit: str,
+                  stats: Mapping[str, Any] | None = None, metadata: Mapping[str, Any] | None = None,
+                  reason: str = "the file holds only summary statistics, no per-run values") -> Trace:
+    """A one-row runner Trace for a benchmark whose file has no per-run data
+    (``meta.extra["summary_only"] is True``; ``meta.extra["no_runs_reason"]`` says why)."""
+    data = pd.DataFrame({"time": [np.nan], "run": np.array([1], dtype=np.int64),
+                         "value_index": np.array([0], dtype=np.int64), "value": [float(value)]})
+    ex = {"summary_only": True, "no_runs_reason": reason, "stats": plain(dict(stats or {})),
+          "metadata": plain({k: v for k, v in dict(metadata or {}).items() if _is_plain_scalar(v)}),
+          "values_per_run": [1]}
+    meta = TraceMeta(path=source.name, format=fmt, kind="runner", name=name, value_unit=value_unit,
+                     time_unit="s", extra=ex)
+    return Trace(data, meta)
+
+
+def _is_plain_scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool)) or (
+        isinstance(v, list) and all(isinstance(x, (str, int, float, bool)) for x in v))
+
+
+TIME_UNITS_S = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}

@@ -1,0 +1,82 @@
+"""Plots of bands: count histogram with the bands marked; the raw series coloured by band."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..bands.dwell import EXCLUDED, INTERMEDIATE, OUTLIER
+
+
+def _values_times(trace_or_values, times=None):
+    from ..trace import Trace
+
+    if isinstance(trace_or_values, Trace):
+        t = trace_or_values.times
+        return trace_or_values.values, (t if np.isfinite(t).all() else None)
+    v = np.asarray(trace_or_values, dtype=np.float64)
+    return v, (None if times is None else np.asarray(times, dtype=np.float64))
+
+
+def plot_band_histogram(trace_or_values, result, *, ax=None, bins=None, log: bool = True,
+                        zoom: bool = True):
+    """Histogram of the values with each band's [lo, hi] shaded and its level marked.
+
+    ``zoom``: limit the x range to the bands (+ margins) instead of the full range of the tail.
+    Integer values get one bin per count. Returns the Axes.
+    """
+    import matplotlib.pyplot as plt
+
+    v, _ = _values_times(trace_or_values)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 3.5))
+    v = v[np.isfinite(v)]
+    lo, hi = float(v.min()), float(v.max())
+    if zoom and result.bands:
+        span = max(b.hi for b in result.bands) - min(b.lo for b in result.bands)
+        lo = max(lo, min(b.lo for b in result.bands) - 0.5 * span)
+        hi = min(hi, max(b.hi for b in result.bands) + 0.1 * span)
+    vv = v[(v >= lo) & (v <= hi)]
+    if bins is None:
+        if np.array_equal(vv, np.rint(vv)) and hi - lo <= 20000:
+            bins = np.arange(np.floor(lo), np.ceil(hi) + 2) - 0.5
+        else:
+            bins = 200
+    ax.hist(vv, bins=bins, color="0.45", log=log)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for b in result.bands:
+        c = colors[b.index % len(colors)]
+        ax.axvspan(b.lo, b.hi, color=c, alpha=0.15)
+        ax.axvline(b.level, color=c, lw=1.5, label=f"{b.level:.4g} ({100 * b.share:.0f} %)")
+    ax.set_xlabel("value")
+    ax.set_ylabel("samples")
+    ax.legend(title="bands", fontsize="small")
+    return ax
+
+
+def plot_band_scatter(trace_or_values, result, *, times=None, ax=None, max_points: int = 200_000,
+                      start: int = 0, stop: int | None = None, seed: int = 0):
+    """The series (value against time, or sample index) coloured by band; intermediate samples
+    black, outliers grey; excluded (stall-adjacent) samples not drawn. ``start``/``stop``: sample
+    range to draw; long ranges are thinned to ``max_points`` (seeded). Returns the Axes."""
+    import matplotlib.pyplot as plt
+
+    v, t = _values_times(trace_or_values, times)
+    x = t if t is not None else np.arange(v.size)
+    lab = result.labels
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 3.5))
+    idx = np.arange(v.size)[start:stop]
+    if idx.size > max_points:
+        idx = np.sort(np.random.default_rng(seed).choice(idx, max_points, replace=False))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for code, c, name in ((OUTLIER, "0.7", "outlier"), (INTERMEDIATE, "k", "intermediate")):
+        m = idx[lab[idx] == code]
+        if m.size:
+            ax.plot(x[m], v[m], ".", ms=2, color=c, label=name)
+    for b in result.bands:
+        m = idx[lab[idx] == b.index]
+        ax.plot(x[m], v[m], ".", ms=2, color=colors[b.index % len(colors)], label=f"{b.level:.4g}")
+    _ = EXCLUDED
+    ax.set_xlabel("time (s)" if t is not None else "sample")
+    ax.set_ylabel("value")
+    ax.legend(fontsize="small", markerscale=4, loc="lower left")
+    return ax

@@ -1,0 +1,109 @@
+"""Frozen results of a benchmark post-mortem (JSON-ready through ``to_dict``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..loaders.runner_common import plain
+from .suspects import Suspect
+
+
+@dataclass(frozen=True)
+class Step:
+    """A step between runs: ``run`` is the 1-based number of the first run after it;
+    ``before`` / ``after``: mean of the per-run means of the blocks on each side (value unit);
+    ``ratio = after / before`` with a 95 % CI and Welch p-value (nominal, see classify)."""
+
+    run: int
+    before: float
+    after: float
+    ratio: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p_value: float | None = None
+    runs_before: int = 0
+    runs_after: int = 0
+    run_ci_low: int | None = None
+    run_ci_high: int | None = None
+
+    @property
+    def factor(self) -> float:
+        """Size of the step as a factor >= 1 (max / min of before and after)."""
+        return max(self.ratio, 1.0 / self.ratio) if self.ratio > 0 else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        return plain({"run": int(self.run), "before": self.before, "after": self.after, "ratio": self.ratio,
+                      "factor": self.factor, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                      "p_value": self.p_value, "runs_before": self.runs_before, "runs_after": self.runs_after,
+                      "run_ci_low": self.run_ci_low, "run_ci_high": self.run_ci_high})
+
+
+@dataclass(frozen=True)
+class RunBand:
+    """A level the per-run means sit at: ``level`` = mean of its runs' means; ``runs`` 1-based."""
+
+    level: float
+    share: float
+    runs: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return plain({"level": self.level, "share": self.share, "n_runs": len(self.runs), "runs": list(self.runs)})
+
+
+@dataclass(frozen=True)
+class PostMortem:
+    """Post-mortem of one benchmark's run sequence.
+
+    ``verdict``: one of :data:`bandkit.postmortem.classify.VERDICTS`. ``run_numbers`` /
+    ``run_means``: the per-run series analysed (means of each run's values). ``affected_runs``:
+    the runs the suspects were ranked against (after the largest step, or outside the most
+    populated band, or the outliers). ``reference`` says which. ``slow_runs``: runs in a band
+    slower than the most populated band, plus outlier runs slower than it by ``min_ratio``
+    (the grouping pooled across benchmarks by :func:`summarize`).
+    """
+
+    name: str
+    unit: str
+    verdict: str
+    n_runs: int
+    n_values: int
+    run_numbers: np.ndarray = field(repr=False)
+    run_means: np.ndarray = field(repr=False)
+    labels: np.ndarray = field(repr=False)
+    steps: tuple[Step, ...] = ()
+    bands: tuple[RunBand, ...] = ()
+    outlier_runs: tuple[int, ...] = ()
+    warmup_runs: tuple[int, ...] = ()
+    trend: dict | None = None
+    affected_runs: tuple[int, ...] = ()
+    reference: str | None = None
+    suspects: tuple[Suspect, ...] = ()
+    sigma: float = 0.0
+    summary_only: bool = False
+    note: str | None = None
+    slow_runs: tuple[int, ...] = ()
+    metadata: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def stable(self) -> bool:
+        return self.verdict == "stable"
+
+    def _repr_html_(self) -> str:  # JupyterLab: key figures + key plot (bandkit.render.notebook)
+        from ..render.notebook import result_html
+
+        return result_html(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return plain({
+            "name": self.name, "runs": int(self.n_runs), "values": int(self.n_values), "unit": self.unit,
+            "verdict": self.verdict, "steps": [s.to_dict() for s in self.steps],
+            "bands": [b.to_dict() for b in self.bands], "outlier_runs": list(self.outlier_runs),
+            "warmup_runs": list(self.warmup_runs), "trend": self.trend,
+            "affected_runs": list(self.affected_runs), "reference": self.reference,
+            "slow_runs": list(self.slow_runs),
+            "suspects": [s.to_dict() for s in self.suspects], "noise_rel": self.sigma,
+            "summary_only": self.summary_only, "note": self.note,
+            "aggregation": "per-run means",
+        })

@@ -1,0 +1,51 @@
+"""Per-run view of a runner trace: one mean per run, and the run's metadata (first row of the run).
+
+pyperf runs hold several values each (one worker process per run); the post-mortem works on
+per-run *means*, because the process is the unit that a glitch (CPU frequency, temperature,
+placement) affects. Run numbers are the trace's ``run`` column (pyperf: runs with values,
+1-based, calibration runs excluded).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..trace import Trace
+
+#: Columns that are not metadata (bookkeeping or the measurement itself).
+NON_METADATA = frozenset({"time", "run", "value", "value_index", "catchup", "warmup"})
+
+
+@dataclass(frozen=True)
+class RunTable:
+    """``runs``: run numbers (int64); ``means``: per-run mean value; ``counts``: values per run;
+    ``metadata``: DataFrame indexed 0..n-1 (one row per run)."""
+
+    runs: np.ndarray
+    means: np.ndarray
+    counts: np.ndarray
+    metadata: pd.DataFrame
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+
+def run_table(trace: Trace) -> RunTable:
+    """Group a runner trace's samples by ``run`` (rows without ``run`` are each their own run)."""
+    df = trace.samples
+    if "run" not in df.columns:
+        df = df.assign(run=np.arange(1, len(df) + 1))
+    df = df[np.isfinite(df["value"].to_numpy(dtype=np.float64))]
+    if not len(df):
+        return RunTable(np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64), pd.DataFrame())
+    g = df.groupby("run", sort=True)
+    means = g["value"].mean()
+    counts = g["value"].size()
+    md_cols = [c for c in df.columns if c not in NON_METADATA]
+    md = g[md_cols].first().reset_index(drop=True) if md_cols else pd.DataFrame(index=range(len(means)))
+    if "time" in df.columns:
+        md = md.assign(time=g["time"].first().to_numpy(dtype=np.float64))
+    return RunTable(means.index.to_numpy(dtype=np.int64), means.to_numpy(dtype=np.float64),
+                    counts.to_numpy(dtype=np.int64), md)

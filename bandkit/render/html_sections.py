@@ -1,0 +1,383 @@
+"""HTML (tables + plots) of the report sections; registered in :data:`bandkit.render.html.SECTION_HTML`.
+
+Every function here is ``f(section, trace_report) -> str | None`` (cross sections:
+``f(section, report)``). Plots call the analysis engineers' plot functions (``bandkit.plots.*``,
+each ``plot(..., ax=None) -> Axes``) on a pyplot-free figure and embed it as PNG.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .html import esc, figure_html, new_figure, plots_enabled, table_html
+from .textutil import fmt_num, fmt_pct, fmt_time
+
+_BLUE, _RED, _GREY = "#1f77b4", "#d62728", "#8c959f"
+
+
+# -- the raw plot (fallback key plot; also the notebook view of a Trace) ------------------------
+def _x_of(trace) -> tuple[np.ndarray, str]:
+    t = trace.times
+    if len(t) and np.isfinite(t).all():
+        unit = "s" if trace.meta.time_unit == "s" else trace.meta.time_unit
+        return t, f"time ({unit})"
+    if "run" in trace.samples.columns:
+        return np.arange(1, len(t) + 1, dtype=np.float64), "value index (runs in order)"
+    return np.arange(len(t), dtype=np.float64), "sample"
+
+
+def plot_raw(trace, ax=None, hist_ax=None, max_points: int | None = None):
+    """Raw values against time (or sample index) with stall episodes marked; histogram on ``hist_ax``.
+
+    FTQ: catch-up rows are left out (they are not measurements); stalls are drawn as red bars under
+    the axis. Runners: points coloured by run (alternating), values in the trace's unit.
+    Returns ``ax``.
+    """
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(10, 3.2))
+    x, xlabel = _x_of(trace)
+    y = trace.values
+    if max_points and len(y) > max_points:  # deterministic stride decimation (only for thumbnails)
+        step = int(np.ceil(len(y) / max_points))
+        x, y = x[::step], y[::step]
+    if trace.kind == "runner" and "run" in trace.samples.columns and len(y) < 50_000:
+        run = trace.samples["run"].to_numpy()
+        if max_points and len(run) > len(y):
+            run = run[:: int(np.ceil(len(run) / len(y)))][: len(y)]
+        colors = np.where(run % 2 == 0, _BLUE, "#ff7f0e")
+        ax.scatter(x, y, s=6, c=colors, linewidths=0, rasterized=True)
+    else:
+        ms = 1.0 if len(y) > 20_000 else 2.5
+        ax.plot(x, y, linestyle="none", marker=".", ms=ms, color=_BLUE, alpha=0.6, rasterized=True)
+    st = trace.stalls if trace.kind == "ftq" and trace.meta.time_unit == "s" else None
+    if st is not None and len(st):
+        lo = np.nanmin(y) if len(y) else 0.0
+        ax.hlines(np.full(len(st), lo), st["start_s"].to_numpy(), (st["start_s"] + st["duration_s"]).to_numpy(),
+                  colors=_RED, linewidth=4, label=f"stalls ({len(st):,})")
+        ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.set_xlabel(xlabel)
+    unit = trace.meta.value_unit
+    ax.set_ylabel("work count per quantum" if trace.kind == "ftq" else (f"value ({unit})" if unit else "value"))
+    ax.grid(True, alpha=0.3)
+    if hist_ax is not None and len(y):
+        yf = y[np.isfinite(y)]
+        bins = min(200, max(10, int(np.sqrt(len(yf)))))
+        hist_ax.hist(yf, bins=bins, orientation="horizontal", color=_BLUE, log=len(yf) > 1000)
+        hist_ax.set_xlabel("samples")
+        hist_ax.tick_params(labelleft=False)
+        hist_ax.grid(True, alpha=0.3)
+    return ax
+
+
+def raw_figure(trace, height: float = 3.2, width: float = 10.0, max_points: int | None = None):
+    """A figure with :func:`plot_raw` (wide) and its histogram (narrow, same y axis)."""
+    fig = new_figure(height=height, width=width)
+    ax, hax = fig.subplots(1, 2, sharey=True, gridspec_kw={"width_ratios": [4, 1]})
+    plot_raw(trace, ax=ax, hist_ax=hax, max_points=max_points)
+    return fig
+
+
+def raw_plot_html(tr) -> str:
+    t = tr.trace
+    _, xlabel = _x_of(t)
+    what = ("work count per quantum over time (catch-up rows left out)" if t.kind == "ftq"
+            else f"every value against {xlabel.split(' (')[0]}")
+    return figure_html(raw_figure(t), alt=f"Raw values of {t.label}: {what}, and their histogram",
+                       caption=f"Raw data: {what}; histogram on the right.")
+
+
+# -- summary (FTQ basics) ----------------------------------------------------------------------
+def summary_html(section, tr) -> str:
+    f = section.fields
+    st = f.get("stalls") or {}
+    in_s = f.get("duration_s") is not None
+    rows: list[list[Any]] = [
+        ["samples", f"{f['samples']:,}" + (f" ({f['catchup_rows']:,} catch-up rows)" if f.get("catchup_rows") else "")],
+        ["sampling rate", f"{fmt_num(f['sampling_hz'])} Hz" if f.get("sampling_hz") else "unknown (time in ticks)"],
+        ["duration", fmt_time(f["duration_s"]) if in_s else f"{fmt_num(f.get('duration_ticks'))} ticks"],
+        ["FTQ fraction", fmt_num(f.get("ftq_fraction"), 5) + (
+            f" (header: {fmt_num(f['header_fraction'], 5)})" if f.get("header_fraction") is not None else "")],
+    ]
+    if st.get("count"):
+        if st.get("total_s") is not None:
+            rows.append(["stalls", f"{st['count']:,}, {fmt_time(st['total_s'])} in all "
+                                   f"({fmt_pct(st.get('share_of_time'))}), longest {fmt_time(st.get('longest_s'))}"])
+        else:
+            rows.append(["stalls", f"{st['count']:,}, {st.get('lost_quanta', 0):,} quanta lost"])
+    else:
+        rows.append(["stalls", "none"])
+    pct = f.get("count_percentiles") or {}
+    keys = [k for k in ("p1", "p5", "p50", "p95", "p99") if k in pct]
+    out = ["<h3>Summary</h3>", table_html(rows, numeric=[False, False])]
+    if keys:
+        out.append(table_html([[fmt_num(pct[k]) for k in keys]], header=[f"count {k}" for k in keys],
+                              numeric=[True] * len(keys)))
+    return "".join(out)
+
+
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _fmt_val(x, unit: str | None) -> str:
+    from .text_runners import fmt_value
+
+    return fmt_num(x) if unit in (None, "", "count") else fmt_value(x, unit)
+
+
+# -- bands -------------------------------------------------------------------------------------
+def bands_html(section, tr) -> str:
+    """Bands table, then the raw series coloured by band beside the histogram with the bands."""
+    f = section.fields
+    res = section.result
+    unit = tr.trace.meta.value_unit
+    an = f.get("band_analysis") or {}
+    per_run = an.get("values") == "run_means"
+    out = ["<h3>Bands" + (" (per-run means)" if per_run else "") + "</h3>"]
+    rows = []
+    for b in f.get("bands") or []:
+        rows.append([b.get("index"), _fmt_val(b.get("level"), unit), _fmt_val(b.get("spread"), unit),
+                     fmt_pct(b.get("share")), fmt_pct(b.get("share_time")), f"{b.get('episodes', 0):,}",
+                     fmt_time(b.get("dwell_median_s")) if b.get("dwell_median_s") is not None else
+                     fmt_num(b.get("dwell_median_samples")),
+                     fmt_time(b.get("dwell_max_s")) if b.get("dwell_max_s") is not None else
+                     fmt_num(b.get("dwell_max_samples"))])
+    if rows:
+        out.append(table_html(rows, header=["band", "level", "spread (robust sd)", "share of samples",
+                                            "share of time", "episodes", "median dwell", "longest dwell"]))
+    else:
+        out.append("<p>No band found.</p>")
+    inter = f.get("intermediate") or {}
+    notes = []
+    if inter.get("count"):
+        notes.append(f"{inter['count']:,} samples between bands ({fmt_pct(inter.get('share'))})")
+    if f.get("degraded_episodes_total"):
+        dt = an.get("degraded_time_s")
+        notes.append(f"{f['degraded_episodes_total']:,} degraded episodes"
+                     + (f", {fmt_time(dt)} in all" if dt is not None else ""))
+    if notes:
+        out.append(f'<p class="sub">{esc("; ".join(notes))}</p>')
+    shown_by_postmortem = per_run and tr.section("postmortem") is not None  # its run plot shows the levels
+    if (plots_enabled() and res is not None and getattr(res, "labels", None) is not None and len(res.labels)
+            and not shown_by_postmortem):
+        out.append(_bands_figure(tr.trace, res, per_run))
+    return "".join(out)
+
+
+def _bands_figure(trace, res, per_run: bool) -> str:
+    from ..plots.bands import plot_band_histogram, plot_band_scatter
+
+    fig = new_figure(height=3.4)
+    ax, hax = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    if per_run:
+        from ..bands.api import run_means
+
+        values, times = run_means(trace)
+        plot_band_scatter(values, res, times=times if np.isfinite(times).all() else None, ax=ax)
+        src = values
+    else:
+        plot_band_scatter(trace, res, ax=ax)
+        src = values = trace.values
+    n = len(values)
+    plot_band_histogram(src, res, ax=hax, **({} if n > 2000 else {"bins": max(10, min(60, n // 3)), "log": False}))
+    ylabel = "work count per quantum" if trace.kind == "ftq" else (trace.meta.value_unit or "value")
+    ax.set_ylabel(("run mean, " if per_run else "") + ylabel)
+    hax.set_xlabel(ylabel)
+    what = "run means in run order" if per_run else "raw values over time"
+    return figure_html(fig, alt=f"Bands of {trace.label}: {what} coloured by band, and the histogram with the bands",
+                       caption=f"Left: {what}, coloured by band (black: between bands, grey: outliers). "
+                               "Right: histogram with each band's range shaded and its level marked.")
+
+
+# -- spectrum ------------------------------------------------------------------------------------
+def spectrum_html(section, tr) -> str | None:
+    """Spectrum of the work fraction with the detected lines marked, and a table of the lines."""
+    d = section.fields.get("spectrum")
+    ts = section.result
+    if not d:
+        return None
+    peaks = d.get("peaks") or []
+    out = ["<h3>Spectrum</h3>",
+           f'<p class="sub">{esc(d.get("method"))}, resolution {esc(fmt_num(d.get("resolution_hz")))} Hz, '
+           f'{esc(d.get("segments"))} segments; {len(peaks)} lines above the noise floor</p>']
+    if ts is not None and plots_enabled():
+        out.append(_spectrum_figure(ts, tr.trace))
+    if peaks:
+        top = sorted(peaks, key=lambda p: -(p.get("snr_db") or 0))[:12]
+        rows = [[fmt_num(p.get("freq_hz"), 6), fmt_num(p.get("tol_hz"), 2), fmt_num(p.get("snr_db"), 3),
+                 fmt_num(p.get("amplitude"), 3), fmt_num(p.get("fundamental_hz"), 6), p.get("harmonic")]
+                for p in top]
+        out.append(table_html(rows, header=["line (alias) Hz", "± Hz", "SNR dB", "amplitude", "fundamental Hz",
+                                            "harmonic"]))
+        if len(peaks) > len(top):
+            out.append(f'<p class="sub">{len(peaks) - len(top)} weaker lines in the JSON report.</p>')
+    return "".join(out)
+
+
+def _spectrum_figure(ts, trace) -> str:
+    from ..plots.spectrum import plot_spectrum
+
+    fig = new_figure(height=3.0)
+    plot_spectrum(ts, ax=fig.add_subplot())
+    return figure_html(fig, alt=f"Power spectrum of {trace.label} with the detected lines",
+                       caption="Welch spectrum of the work fraction with its noise floor; the detected lines "
+                               "are marked.")
+
+
+# -- two-rate interference (cross section) ----------------------------------------------------------
+def interference_html(section, report) -> str | None:
+    """Interference found by comparing sampling rates: table, and the aliases aligned per rate."""
+    entries = section.fields.get("interference")
+    if entries is None and not any(tr.trace.kind == "ftq" for tr in report.traces):
+        return None
+    if entries is None:
+        return ("<h3>Periodic interference (two rates)</h3><p>Not tested: needs FTQ traces at two or more "
+                "sampling rates that are not integer multiples of each other.</p>")
+    out = ["<h3>Periodic interference (two rates)</h3>"]
+    if not entries:
+        out.append("<p>No line is explained by one true frequency at every rate.</p>")
+        return "".join(out)
+    shown = [e for e in entries if e.get("verdict") != "ambiguous"]
+    ambiguous = len(entries) - len(shown)
+    rows = []
+    for e in shown[:20]:
+        obs = "; ".join(f"{fmt_num(o.get('alias_hz'), 6)} Hz @ {fmt_num(o.get('sampling_hz'), 5)} Hz"
+                        for o in e.get("observed") or [])
+        freq = e.get("freq_hz") if e.get("freq_hz") is not None else None
+        what = fmt_num(freq, 6) if freq is not None else (
+            f"{fmt_num(e.get('fraction'), 4)} × fs" if e.get("fraction") is not None else "–")
+        rows.append([what, e.get("verdict"), fmt_num(e.get("snr"), 3), len(e.get("harmonics") or []), obs])
+    if rows:
+        out.append(table_html(rows, header=["frequency Hz", "verdict", "SNR dB", "harmonics",
+                                            "seen as (alias @ rate)"], numeric=[True, False, True, True, False]))
+    notes = []
+    if len(shown) > 20:
+        notes.append(f"{len(shown) - 20} more entries")
+    if ambiguous:
+        notes.append(f"{ambiguous} ambiguous lines (not explained by one frequency at every rate)")
+    if notes:
+        out.append(f'<p class="sub">{esc("; ".join(notes))} in the JSON report.</p>')
+    res = section.result
+    comps = res if isinstance(res, (list, tuple)) else [res]
+    for comp in comps:
+        if comp is not None and getattr(comp, "spectra", None):
+            out.append(_alignment_figure(comp))
+    return "".join(out)
+
+
+def _alignment_figure(comp) -> str:
+    from ..plots.spectrum import plot_rates
+
+    fig = new_figure(height=3.8)
+    plot_rates(comp, ax=fig.add_subplot())
+    return figure_html(fig, alt="Spectra of every sampling rate unfolded onto the true-frequency axis",
+                       caption="Each rate's spectrum unfolded onto the true-frequency axis (offset per rate). "
+                               "External interference lines up at the same true frequency at every rate (red: "
+                               "fundamentals; triangles: where it and its harmonics sit in each spectrum).")
+
+
+# -- runner post-mortem ------------------------------------------------------------------------------
+def postmortem_html(section, tr) -> str:
+    """Per-run series (run means) with the levels, and the top suspects' metadata plotted alongside."""
+    from .text_runners import fmt_runs, suspect_evidence
+
+    f = section.fields
+    pm = section.result
+    unit = tr.trace.meta.value_unit
+    out = ["<h3>Runs</h3>"]
+    extra = f.get("postmortem") or {}
+    rows = [["verdict", f.get("verdict")], ["runs", f"{f.get('runs', 0):,} ({f.get('values', 0):,} values)"],
+            ["noise per run", fmt_pct(extra.get("noise_rel"), 2)]]
+    for s in f.get("steps") or []:
+        rows.append(["step at run", f"{s.get('run')}: {_fmt_val(s.get('before'), unit)} → "
+                                    f"{_fmt_val(s.get('after'), unit)}"])
+    for b in f.get("bands") or []:
+        if len(f.get("bands")) > 1:
+            rows.append(["level", f"{_fmt_val(b.get('level'), unit)}: {b.get('n_runs')} runs ({fmt_pct(b.get('share'))})"])
+    trend = f.get("trend") or {}
+    if trend.get("significant"):
+        rows.append(["trend", f"Kendall τ {fmt_num(trend.get('kendall_tau'), 3)}, p = {fmt_num(trend.get('p_value'), 2)}"])
+    for key, label in (("affected_runs", "affected runs"), ("outlier_runs", "outlier runs"),
+                       ("warmup_runs", "warm-up runs")):
+        runs = extra.get(key) if key in extra else f.get(key)
+        if runs:
+            rows.append([label, fmt_runs(runs)])
+    if extra.get("note"):
+        rows.append(["note", extra["note"]])
+    out.append(table_html(rows, numeric=[False, False]))
+    sus = f.get("suspects") or []
+    if sus:
+        out.append("<h3>Suspects (metadata that separates the affected runs)</h3>")
+        out.append(table_html([[s.get("metadata"), fmt_num(s.get("score"), 3), suspect_evidence(s)] for s in sus[:8]],
+                              header=["metadata", "score", "evidence"], numeric=[False, True, False]))
+    if pm is not None and len(getattr(pm, "run_means", ())) and plots_enabled():
+        out.append(_runs_figure(pm, tr.trace))
+    return "".join(out)
+
+
+def _runs_figure(pm, trace) -> str:
+    from ..plots.runs import plot_runs_with_metadata
+
+    md = pm.metadata
+    cols = [x.metadata for x in pm.suspects if md is not None and x.metadata in md.columns][:2]
+    fig = new_figure(height=2.8 + 1.3 * len(cols), layout=None)  # fixed margins: one figure per benchmark
+    axes = fig.subplots(1 + len(cols), 1, sharex=True, squeeze=False,
+                        gridspec_kw={"height_ratios": [2.5] + [1] * len(cols)})[:, 0]
+    plot_runs_with_metadata(trace, columns=cols, pm=pm, axes=axes)
+    cap = "Every value (grey) and the mean of each run; steps, levels and outliers marked."
+    if cols:
+        cap = ("Top: " + cap[0].lower() + cap[1:] + " Below: the metadata of the strongest suspects per run "
+               "(slow runs in red), on the same run axis.")
+    return figure_html(fig, alt=f"Per-run means of {trace.label}" + (" and the suspects' metadata per run" if cols else ""),
+                       caption=cap)
+
+
+# -- change points --------------------------------------------------------------------------------
+def changepoints_html(section, tr) -> str | None:
+    """Step changes: the series (block means for FTQ) with the segments overlaid, and a table."""
+    f = section.fields
+    an = f.get("changepoint_analysis") or {}
+    cps = f.get("changepoints") or []
+    unit = tr.trace.meta.value_unit
+    blocks = an.get("values") == "block_means"
+    what = (f"means of {an.get('block'):,} quanta ({fmt_time(an.get('block_s'))})" if blocks and an.get("block_s")
+            else "values")
+    note = (f"{len(cps)} reported ({an.get('n_detected', 0)} detected, {an.get('n_suppressed', 0)} too small or "
+            f"not significant); cost {an.get('cost')}, penalty {an.get('penalty_rule')}; analysed: {what}")
+    out = ["<h3>Step changes</h3>", f'<p class="sub">{esc(note)}</p>']
+    if cps:
+        rows = []
+        for c in cps[:20]:
+            at = fmt_time(c.get("time_s")) if c.get("time_s") is not None else f"#{c.get('index'):,}"
+            ci = (f"{fmt_time(c.get('ci_time_low'))} – {fmt_time(c.get('ci_time_high'))}"
+                  if c.get("ci_time_low") is not None else f"#{c.get('ci_low'):,} – #{c.get('ci_high'):,}")
+            rows.append([at, _fmt_val(c.get("before"), unit), _fmt_val(c.get("after"), unit),
+                         f"×{fmt_num(c.get('ratio'), 4)}", ci, f"{c.get('p_value'):.2g}" if c.get("p_value") is not None
+                         else "–"])
+        out.append(table_html(rows, header=["at", "before", "after", "ratio", "interval", "p"]))
+        if len(cps) > 20:
+            out.append(f'<p class="sub">{len(cps) - 20} more in the JSON report.</p>')
+    if section.result is not None and plots_enabled():
+        out.append(_changepoints_figure(section.result, tr.trace, an))
+    return "".join(out)
+
+
+def _changepoints_figure(res, trace, an) -> str:
+    from ..changepoints.section import aggregate
+    from ..plots.changepoints import plot_changepoints
+
+    t = trace.times
+    t = t if trace.meta.time_unit == "s" and len(t) and np.isfinite(t).all() else None
+    block = int(an.get("block") or 1)
+    x, xt = aggregate(trace.values, t, block) if block > 1 else (trace.values, t)
+    fig = new_figure(height=3.0)
+    ax = fig.add_subplot()
+    plot_changepoints(x, res, times=xt, ax=ax)
+    ax.set_ylabel(("mean " if block > 1 else "") + ("work count per quantum" if trace.kind == "ftq"
+                                                     else (trace.meta.value_unit or "value")))
+    return figure_html(fig, alt=f"Segments of {trace.label}: the series with its segment levels and change points",
+                       caption="The series" + (f" as block means ({block:,} quanta per block)" if block > 1 else "")
+                               + " with each segment's level; dashed lines are change points, shaded spans their "
+                                 "confidence intervals.")

@@ -1,0 +1,56 @@
+"""Text for the step-change section (a table per trace) and the ``level_shift`` verdict phrase."""
+from __future__ import annotations
+
+from typing import Any
+
+from .textutil import fmt_num, fmt_time, table
+
+
+def _pct(ratio) -> str:
+    return "–" if ratio is None else f"{100 * (ratio - 1):+.1f} %"
+
+
+def _p(p) -> str:
+    if p is None:
+        return "–"
+    return "<1e-12" if p < 1e-12 else f"{p:.1g}"
+
+
+def render(section) -> list[str]:
+    f = section.fields
+    info = f.get("changepoint_analysis") or {}
+    cps = f.get("changepoints") or []
+    what = (f"{fmt_time(info['block_s'])} block means" if info.get("values") == "block_means" and info.get("block_s")
+            else ("block means" if info.get("values") == "block_means" else "values"))
+    out = [f"  step changes: {len(cps)} shown of {info.get('n_detected', 0)} detected "
+           f"(p < {info.get('alpha')} and ≥ {100 * info.get('min_relative', 0):g} %)",
+           f"    on {info.get('n_points', 0):,} {what}; {info.get('cost')} cost, {info.get('penalty_rule')} penalty"]
+    if not cps:
+        return out
+    rows = []
+    for c in cps:
+        when = fmt_time(c["time_s"]) if c.get("time_s") is not None else f"#{c['index']:,}"
+        if c.get("ci_time_low") is not None:
+            ci = f"{fmt_time(c['ci_time_low'])} – {fmt_time(c['ci_time_high'])}"
+        else:
+            ci = f"#{c['ci_low']:,} – #{c['ci_high']:,}"
+        rows.append([when, f"{c['index']:,}", fmt_num(c["before"]), fmt_num(c["after"]), _pct(c.get("ratio")),
+                     ci, _p(c.get("p_value"))])
+    level = cps[0].get("ci_level") or 0.95
+    out += ["    " + line for line in table(
+        rows, header=["at", "index", "before", "after", "change", f"{100 * level:g} % interval", "p"])]
+    return out
+
+
+def phrase(f: dict[str, Any]) -> str:
+    """E.g. "2 step changes, largest 1644 → 1457 (-11.4 %) at 19.1 s"."""
+    n = f.get("count", 0)
+    where = ""
+    if f.get("largest_time_s") is not None:
+        where = f" at {fmt_time(f['largest_time_s'])}"
+    elif f.get("largest_index") is not None:
+        where = f" at #{f['largest_index']:,}"
+    body = f"{fmt_num(f.get('largest_before'))} → {fmt_num(f.get('largest_after'))} ({_pct(f.get('largest_ratio'))})"
+    if n == 1:
+        return f"step change {body}{where}"
+    return f"{n} step changes, largest {body}{where}"

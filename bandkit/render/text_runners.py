@@ -1,0 +1,235 @@
+"""Text of the runner post-mortem: per-benchmark tables, verdict phrases, and the summary across
+benchmarks. Findings stay data; these functions are the only place that turns them into English."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .textutil import fmt_num, fmt_pct, fmt_time, table
+
+
+def fmt_value(x: float | None, unit: str) -> str:
+    """A measured value with its unit (times in s get a readable unit)."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "–"
+    if unit in ("s", "second", "seconds"):
+        return fmt_time(x)
+    if unit == "ns":
+        return fmt_time(x * 1e-9)
+    if unit == "ms":
+        return fmt_time(x * 1e-3)
+    return f"{fmt_num(x)} {unit}".rstrip()
+
+
+def short_name(name: str, width: int = 22) -> str:
+    """Shorten a long metadata column name in the middle."""
+    return name if len(name) <= width else name[: width // 2 - 1] + "…" + name[-(width - width // 2):]
+
+
+def fmt_p(p: float | None) -> str:
+    if p is None:
+        return "–"
+    return "< 1e-16" if p < 1e-16 else f"{p:.2g}"
+
+
+def fmt_runs(runs: list[int] | tuple[int, ...], limit: int = 12) -> str:
+    """``[1, 2, 3, 7, 9, 10]`` -> ``"1-3, 7, 9-10"`` (at most ``limit`` ranges)."""
+    runs = sorted(int(r) for r in runs)
+    parts: list[str] = []
+    i = 0
+    while i < len(runs):
+        j = i
+        while j + 1 < len(runs) and runs[j + 1] == runs[j] + 1:
+            j += 1
+        parts.append(str(runs[i]) if i == j else f"{runs[i]}-{runs[j]}")
+        i = j + 1
+    if len(parts) > limit:
+        return ", ".join(parts[:limit]) + f", … ({len(runs)} runs)"
+    return ", ".join(parts)
+
+
+def factor_text(ratio: float) -> str:
+    """``0.59`` -> ``"×1.70 faster"`` for times (ratio = after / before)."""
+    if not ratio or not math.isfinite(ratio):
+        return "–"
+    if ratio >= 1:
+        return f"×{ratio:.2f} higher"
+    return f"×{1 / ratio:.2f} lower"
+
+
+#: Header of the evidence column: medians (affected vs other runs), then the best threshold and how
+#: many affected / other runs lie on the affected side of it.
+EVIDENCE_HEADER = "medians (affected vs other); threshold: affected vs other runs"
+
+
+def suspect_evidence(s: dict[str, Any]) -> str:
+    """One-line evidence of a suspect."""
+    ev = s.get("evidence", {})
+    unit = ev.get("unit") or ""
+    u = f" {unit}" if unit else ""
+    lag = ev.get("lag", 0)
+    lag_txt = f"; value of run {'+' if lag > 0 else ''}{lag}" if lag else ""
+    if ev.get("kind") == "categorical":
+        return (f"= {ev.get('value', '')[:40]!r} in {ev.get('affected_with_value')}/{ev.get('affected')} affected "
+                f"vs {ev.get('reference_with_value')}/{ev.get('reference')} other runs{lag_txt}")
+    side = "≥" if ev.get("affected_when") == "above" else "≤"
+    txt = (f"{fmt_num(ev.get('median_affected'))} vs {fmt_num(ev.get('median_reference'))}{u}; "
+           f"{side}{fmt_num(ev.get('threshold'))}: {ev.get('affected_on_side')}/{ev.get('affected')} vs "
+           f"{ev.get('reference_on_side')}/{ev.get('reference')}")
+    if "changepoint_run" in ev:
+        txt += f"; changes at run {ev['changepoint_run']}"
+    return txt + lag_txt
+
+
+def render(section) -> list[str]:
+    """Tables of one benchmark's post-mortem (section ``postmortem``)."""
+    f = section.fields
+    unit = f.get("unit", "")
+    lines: list[str] = []
+    pm = f.get("postmortem", {})
+    if f["verdict"] in ("no_runs", "too_few_runs"):
+        return [f"  {pm.get('note') or 'no per-run data'}"]
+    lines.append(f"  {f['runs']} runs ({f['values']} values; per-run means), noise ≈ "
+                 f"{fmt_pct(pm.get('noise_rel'), 2)} per run")
+    if f["steps"]:
+        rows = []
+        for s in f["steps"]:
+            ci = "–" if s.get("ci_low") is None else f"{s['ci_low']:.3f}–{s['ci_high']:.3f}"
+            p = fmt_p(s.get("p_value"))
+            loc = "–" if s.get("run_ci_low") is None else f"{s['run_ci_low']}–{s['run_ci_high']}"
+            rows.append([str(s["run"]), loc, fmt_value(s["before"], unit), fmt_value(s["after"], unit),
+                         f"{s['ratio']:.3f}", ci, p, factor_text(s["ratio"])])
+        lines += ["  " + x for x in table(rows, ["step at run", "95 % runs", "before", "after", "ratio", "95 % CI",
+                                                 "p", ""])]
+    if f["verdict"] in ("bimodal", "bands") and f["bands"]:
+        rows = [[fmt_value(b["level"], unit), fmt_pct(b["share"], 0), str(b["n_runs"]), fmt_runs(b["runs"])]
+                for b in f["bands"]]
+        lines += ["  " + x for x in table(rows, ["band level", "share", "runs", "which runs"], align="rrrl")]
+    if f["outlier_runs"]:
+        lines.append(f"  outlier runs: {fmt_runs(f['outlier_runs'])}")
+    if f["warmup_runs"]:
+        lines.append(f"  warm-up runs: {fmt_runs(f['warmup_runs'])}")
+    if f.get("trend") and f["verdict"] == "trend":
+        t = f["trend"]
+        lines.append(f"  drift over the runs: ×{t['drift_ratio']:.3f} (Kendall tau {t['kendall_tau']:.2f}, "
+                     f"p = {t['p_value']:.2g})")
+    if f["suspects"]:
+        lines.append(f"  suspects ({pm.get('reference') or 'affected runs vs the rest'}):")
+        rows = [[short_name(s["metadata"]), f"{s['score']:.2f}", suspect_evidence(s)] for s in f["suspects"]]
+        lines += ["    " + x[:96] for x in table(rows, ["metadata", "score", EVIDENCE_HEADER], align="lrl")]
+    return lines
+
+
+# -- verdict phrases -------------------------------------------------------------------------
+def phrase_step(f: dict) -> str:
+    s = (f"step at run {f['run']}: {fmt_value(f['before'], f['unit'])} → {fmt_value(f['after'], f['unit'])} "
+         f"({factor_text(f['ratio'])})")
+    if f.get("n_steps", 1) > 1:
+        s += f", {f['n_steps']} steps in all"
+    return s + _suspect_tail(f)
+
+
+def phrase_bands(f: dict) -> str:
+    levels = ", ".join(f"{fmt_value(lv, f['unit'])} ({100 * sh:.0f} %)" for lv, sh in zip(f["levels"], f["shares"]))
+    return f"{f['n_bands']} levels over {f['runs']} runs: {levels}" + _suspect_tail(f)
+
+
+def phrase_trend(f: dict) -> str:
+    return f"drift ×{f['drift_ratio']:.3f} over {f['runs']} runs" + _suspect_tail(f)
+
+
+def phrase_warmup(f: dict) -> str:
+    return f"slower warm-up run(s) {fmt_runs(f['warmup_runs'])}, then stable"
+
+
+def phrase_outliers(f: dict) -> str:
+    size = f" (up to ×{f['max_factor']:.2f} off the main level)" if f.get("max_factor") else ""
+    return (f"{len(f['outlier_runs'])} outlier run(s) of {f['runs']}: {fmt_runs(f['outlier_runs'])}{size}"
+            + _suspect_tail(f))
+
+
+def phrase_stable(f: dict) -> str:
+    return f"stable over {f['runs']} runs"
+
+
+def phrase_no_runs(f: dict) -> str:
+    return f"no per-run data: {f.get('reason') or 'summary statistics only'}"
+
+
+def phrase_too_few(f: dict) -> str:
+    return f"too few runs to classify ({f['runs']})"
+
+
+def phrase_shared(f: dict) -> str:
+    return f"{f['metadata']} marks the slow runs across {f['affected_benchmarks']} benchmarks (score {f['score']:.2f})"
+
+
+def _suspect_tail(f: dict) -> str:
+    return f"; top suspect {f['top_suspect']} ({f['top_suspect_score']:.2f})" if f.get("top_suspect") else ""
+
+
+PHRASES = {"step": phrase_step, "bimodal": phrase_bands, "bands": phrase_bands, "trend": phrase_trend,
+           "warmup": phrase_warmup, "outlier_runs": phrase_outliers, "stable_runs": phrase_stable,
+           "no_per_run_data": phrase_no_runs, "too_few_runs": phrase_too_few, "shared_suspect": phrase_shared}
+
+
+def phrase(f: dict) -> str:
+    """Verdict phrase for any runner finding kind (dispatch on ``f["kind"]``)."""
+    fn = PHRASES.get(f.get("kind"))
+    return fn(f) if fn else ""
+
+
+# -- across benchmarks -----------------------------------------------------------------------
+def render_summary(section) -> list[str]:
+    """Summary across benchmarks (cross section ``runner_summary``)."""
+    d = section.fields["runner_summary"]
+    counts = d["counts"]
+    order = ["stable", "step", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs", "no_runs"]
+    parts = [f"{k.replace('_', ' ')} {counts[k]}" for k in order if counts.get(k)]
+    lines = [f"Benchmarks: {d['n_benchmarks']} — " + ", ".join(parts)]
+    if d["affected"]:
+        lines.append("  affected: " + ", ".join(d["affected"][:30]) + (" …" if len(d["affected"]) > 30 else ""))
+    if d["shared_suspects"] and len(d["affected"]) >= 2:
+        lines.append(f"  metadata that marks the slow runs across benchmarks ({d['pooled_affected']} slow of "
+                     f"{d['pooled_runs']} runs, pooled):")
+        rows = [[short_name(s["metadata"]), f"{s['score']:.2f}", suspect_evidence(s)] for s in d["shared_suspects"]]
+        lines += ["    " + x[:96] for x in table(rows, ["metadata", "score", EVIDENCE_HEADER], align="lrl")]
+    return lines
+
+
+def preamble(report) -> list[str]:
+    """The summary across benchmarks, printed before the per-benchmark sections."""
+    s = report.cross_section("runner_summary")
+    return render_summary(s) if s is not None else []
+
+
+# -- A/B comparison --------------------------------------------------------------------------
+def render_compare(cmp) -> list[str]:
+    """Table of a :class:`bandkit.compare.Comparison` (ratio = B / A of the mean run means)."""
+    lines = [f"A: {cmp.label_a}", f"B: {cmp.label_b}",
+             f"ratio = B / A of the mean of per-run means; {100 * cmp.confidence:.0f} % bootstrap CI",
+             f"* significant (Welch p < {1 - cmp.confidence:.2g} and CI excludes 1); ! noisy", ""]
+    rows = []
+    for c in sorted(cmp.benchmarks, key=lambda c: c.ratio):
+        ci = "–" if c.ci_low is None else f"{c.ci_low:.3f}–{c.ci_high:.3f}"
+        flag = ("*" if c.significant else " ") + ("!" if c.noisy else " ")
+        rows.append([short_name(c.name, 30), fmt_value(c.mean_a, c.unit), fmt_value(c.mean_b, c.unit),
+                     f"{c.ratio:.3f}", ci, fmt_p(c.p_value), flag, "; ".join(c.noisy_reasons)[:24]])
+    lines += table(rows, ["benchmark", "A", "B", "B/A", "CI", "p", "", "noisy because"], align="lrrrrrll")
+    lines.append("")
+    if cmp.geomean is not None:
+        ci = f" ({cmp.geomean_ci[0]:.3f}–{cmp.geomean_ci[1]:.3f})" if cmp.geomean_ci else ""
+        lines.append(f"geometric mean of B/A over {len(cmp.benchmarks)} benchmarks: {cmp.geomean:.3f}{ci}")
+    if cmp.geomean_clean is not None:
+        n = sum(not c.noisy for c in cmp.benchmarks)
+        ci = f" ({cmp.geomean_clean_ci[0]:.3f}–{cmp.geomean_clean_ci[1]:.3f})" if cmp.geomean_clean_ci else ""
+        lines.append(f"  without noisy benchmarks ({n}): {cmp.geomean_clean:.3f}{ci}")
+    nsig = sum(c.significant for c in cmp.benchmarks)
+    lines.append(f"significant: {nsig} of {len(cmp.benchmarks)}; noisy: {sum(c.noisy for c in cmp.benchmarks)}")
+    if cmp.only_a:
+        lines.append(f"only in A: {', '.join(cmp.only_a[:20])}" + (" …" if len(cmp.only_a) > 20 else ""))
+    if cmp.only_b:
+        lines.append(f"only in B: {', '.join(cmp.only_b[:20])}" + (" …" if len(cmp.only_b) > 20 else ""))
+    for name, why in cmp.skipped[:20]:
+        lines.append(f"skipped {name}: {why}")
+    return lines

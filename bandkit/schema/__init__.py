@@ -1,0 +1,35 @@
+"""The JSON report contract: ``report.schema.json`` (JSON Schema draft 2020-12), schema_version 1.
+
+``report_schema()`` returns it as a dict; ``validate_report(d)`` checks a ``Report.to_dict()`` (or
+parsed JSON) against it and raises ``jsonschema.ValidationError`` on drift (needs ``jsonschema``,
+a test dependency).
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+SCHEMA_FILE = "report.schema.json"
+
+
+@lru_cache(maxsize=1)
+def _schema_text() -> str:
+    return resources.files(__name__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def report_schema() -> dict[str, Any]:
+    """The report schema (a fresh dict each call)."""
+    return json.loads(_schema_text())
+
+
+def validate_report(report: Any) -> None:
+    """Validate a report dict / Report / JSON text against the schema (raises on any mismatch)."""
+    import jsonschema
+
+    if hasattr(report, "to_dict"):
+        report = report.to_dict()
+    elif isinstance(report, str):
+        report = json.loads(report)
+    jsonschema.Draft202012Validator(report_schema(), format_checker=jsonschema.FormatChecker()).validate(report)

@@ -1,0 +1,13 @@
+"""Periodic interference: spectra of FTQ traces, aliasing arithmetic, the two-rate test, phase drift."""
+from __future__ import annotations
+
+from .aliasing import alias_candidates, alias_of, box_gain, common_frequencies
+from .peaks import Peak, find_peaks, group_harmonics, noise_floor
+from .psd import Spectrum, compute_spectrum, regrid
+from .rates import Interference, RateComparison, TraceSpectrum, analyze_spectrum, compare_rates
+from .drift import Drift, drift_at, find_drifts
+
+__all__ = ["Spectrum", "Peak", "compute_spectrum", "regrid", "find_peaks", "group_harmonics",
+           "noise_floor", "alias_of", "alias_candidates", "box_gain", "common_frequencies",
+           "TraceSpectrum", "RateComparison", "Interference", "analyze_spectrum", "compare_rates",
+           "Drift", "drift_at", "find_drifts"]

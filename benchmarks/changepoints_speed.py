@@ -1,0 +1,148 @@
+"""Speed of exact change-in-mean segmentation: bandkit's FPOP against other Python-usable tools.
+
+Usage: python benchmarks/changepoints_speed.py [--sizes 1e4,1e5,1e6,1e7] [--budget 6]
+
+Every method minimises the same objective (sum of squared errors + penalty per change,
+penalty = 2 log n, noise SD 1 known, no minimum segment length unless stated), on the same
+seeded signals, one after the other in one process:
+  * "sparse": 10 segments whatever n (long segments: PELT's pruning fails, O(n^2));
+  * "dense": a change every 1000 values on average.
+Jumps are N(0, 2^2) between segments, noise N(0, 1). Reported: wall seconds (one run, or the best
+of ``--repeat`` runs for the methods in ``--fast``, after a warm-up call on 1000 values, so JIT
+compilation is excluded), changes found, F1 against the
+truth (margin 5) and whether the change points equal bandkit.fpop's (same optimum).
+A method is skipped at larger sizes (and at that size for later signal kinds) once it took more
+than ``--budget`` seconds, and at the next size when its growth between the last two sizes
+predicts more than ``--max-predicted`` seconds there.
+Optional packages (pip): skchange, fastcpd, ruptures. They are benchmark-only dependencies.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import sys
+import time
+import warnings
+
+import numpy as np
+
+from bandkit.changepoints import detect_changepoints, fpop, pelt
+from bandkit.changepoints.scoring import f_measure
+
+warnings.filterwarnings("ignore")
+
+
+def signal(n: int, kind: str, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    k = 10 if kind == "sparse" else max(1, n // 1000)
+    cps = np.sort(rng.choice(np.arange(20, n - 20), size=k - 1, replace=False))
+    # keep segments >= 10 long so all methods see the same problem
+    cps = cps[np.r_[True, np.diff(cps) >= 10]]
+    levels = np.cumsum(rng.normal(0, 2, size=cps.size + 1))
+    y = np.repeat(levels, np.diff(np.r_[0, cps, n])) + rng.standard_normal(n)
+    return y, cps
+
+
+def methods():
+    out = {
+        "bandkit.fpop": lambda y, pen: fpop(y, pen, 1),
+        "bandkit.fpop min_size=2": lambda y, pen: fpop(y, pen, 2),
+        "bandkit.detect_changepoints (defaults)": lambda y, pen: detect_changepoints(y).indices,
+        "bandkit.pelt (numba)": lambda y, pen: pelt(y, pen, 1),
+    }
+    try:
+        from skchange.detectors import FPOP, PELT
+
+        out["skchange FPOP"] = lambda y, pen: np.asarray(FPOP(penalty=pen).fit(y[:, None]).predict(y[:, None])).ravel()
+        out["skchange PELT (L2)"] = lambda y, pen: np.asarray(
+            PELT(penalty=pen, min_segment_length=1).fit(y[:, None]).predict(y[:, None])).ravel()
+    except ImportError:
+        pass
+    try:
+        import fastcpd
+
+        # fastcpd's mean cost is half the squared error: beta = penalty / 2
+        out["fastcpd detect_mean"] = lambda y, pen: np.asarray(fastcpd.detect_mean(
+            y[:, None], beta=pen / 2, cost_adjustment=None, variance_estimation=np.eye(1), cp_only=True).cp_set)
+    except ImportError:
+        pass
+    try:
+        import ruptures as rpt
+
+        out["ruptures KernelCPD linear"] = lambda y, pen: np.asarray(
+            rpt.KernelCPD(kernel="linear", min_size=1, jump=1).fit(y).predict(pen=pen)[:-1])
+        out["ruptures Pelt l2"] = lambda y, pen: np.asarray(
+            rpt.Pelt(model="l2", min_size=1, jump=1).fit(y).predict(pen=pen)[:-1])
+    except ImportError:
+        pass
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1e4,1e5,1e6,1e7")
+    ap.add_argument("--budget", type=float, default=6.0)
+    ap.add_argument("--max-predicted", type=float, default=60.0)
+    ap.add_argument("--repeat", type=int, default=1, help="best of this many runs for the methods named in --fast")
+    ap.add_argument("--fast", default="bandkit.fpop,skchange FPOP", help="comma-separated method names")
+    ap.add_argument("--methods", default="", help="only these methods (comma-separated names); default all")
+    ap.add_argument("--kinds", default="sparse,dense")
+    a = ap.parse_args(argv)
+    sizes = [int(float(s)) for s in a.sizes.split(",")]
+    ms = methods()
+    if a.methods:
+        keep = set(a.methods.split(","))
+        ms = {k: v for k, v in ms.items() if k in keep}
+    fast = set(a.fast.split(","))
+    versions = {}
+    for mod in ("numba", "skchange", "fastcpd", "ruptures"):
+        try:
+            versions[mod] = __import__(mod).__version__
+        except Exception:
+            pass
+    print(f"python {platform.python_version()}, {platform.machine()}, {platform.processor() or ''} "
+          f"versions {versions}")
+    warm = np.random.default_rng(1).standard_normal(1000)
+    for f in ms.values():
+        f(warm, 2 * np.log(1000))
+    slow_at: dict[str, int] = {}  # method -> smallest n where it exceeded the budget (any kind)
+    prev: dict[tuple[str, str], list[float]] = {}  # (kind, method) -> times at the sizes so far
+    for kind in a.kinds.split(","):
+        print(f"\n== {kind} signals ==")
+        print(f"{'method':42s} {'n':>9s} {'seconds':>8s} {'found':>6s} {'truth':>6s} {'F1':>6s}  same as fpop")
+        for n in sizes:
+            slow = {m for m, n0 in slow_at.items() if n0 <= n}
+            y, truth = signal(n, kind)
+            pen = 2 * np.log(n)
+            ref = None
+            for name, f in ms.items():
+                if name in slow:
+                    print(f"{name:42s} {n:9d}   skipped (over budget, or predicted > {a.max_predicted:g} s)")
+                    continue
+                dt = math.inf
+                for _ in range(a.repeat if name in fast else 1):
+                    t0 = time.perf_counter()
+                    cps = np.asarray(f(y, pen), dtype=np.int64)
+                    dt = min(dt, time.perf_counter() - t0)
+                if ref is None:
+                    ref = cps
+                f1 = f_measure({"truth": truth.tolist()}, cps.tolist()) if n <= 10**6 else float("nan")
+                same = "yes" if np.array_equal(cps, ref) else "no"
+                print(f"{name:42s} {n:9d} {dt:8.3f} {cps.size:6d} {truth.size:6d} {f1:6.3f}  {same}", flush=True)
+                hist = prev.setdefault((kind, name), [])
+                hist.append(dt)
+                # skip the next size if over budget now, or if the growth seen so far predicts
+                # more than --max-predicted seconds there (PELT-type methods are quadratic here)
+                growth = hist[-1] / hist[-2] if len(hist) >= 2 and hist[-2] > 0 else 10.0
+                if dt > a.budget or dt * max(growth, 1.0) > a.max_predicted:
+                    nxt = next((m for m in sizes if m > n), None)
+                    if dt > a.budget:
+                        slow_at[name] = min(slow_at.get(name, n), n)
+                    elif nxt is not None:
+                        slow_at[name] = min(slow_at.get(name, nxt), nxt)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""A/B comparison (bandkit.compare and `bandkit compare`)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bandkit
+from bandkit.cli import main
+from bandkit.compare import compare, compare_files
+from bandkit.errors import UsageError
+
+R = Path(__file__).resolve().parent.parent / "data" / "runners"
+
+
+def _suite(levels_by_bench: dict[str, list[float]], seed: int, rel: float = 0.01) -> dict:
+    rng = np.random.default_rng(seed)
+    benches = []
+    for name, levels in levels_by_bench.items():
+        runs = [{"metadata": {"calibrate_loops": 1}, "warmups": [[1, levels[0]]]}]
+        for lv in levels:
+            runs.append({"metadata": {"load_avg_1min": float(rng.uniform(0.5, 1.0))},
+                         "values": (lv * (1 + rel * rng.standard_normal(3))).tolist()})
+        benches.append({"metadata": {"name": name}, "runs": runs})
+    return {"version": "1.0", "metadata": {"unit": "second"}, "benchmarks": benches}
+
+
+@pytest.fixture
+def ab(tmp_path):
+    a = {"faster": [1.0] * 20, "same": [2.0] * 20, "glitchy": [1.0] * 20, "only_a": [1.0] * 5}
+    b = {"faster": [0.8] * 20, "same": [2.0] * 20, "glitchy": [1.0] * 8 + [1.5] * 4 + [1.0] * 8, "only_b": [1.0] * 5}
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    pa.write_text(json.dumps(_suite(a, 1)))
+    pb.write_text(json.dumps(_suite(b, 2)))
+    return pa, pb
+
+
+def test_compare_generated(ab):
+    cmp = compare_files(*ab)
+    by = {c.name: c for c in cmp.benchmarks}
+    assert set(by) == {"faster", "same", "glitchy"}
+    assert cmp.only_a == ("only_a",) and cmp.only_b == ("only_b",)
+    f = by["faster"]
+    assert f.ratio == pytest.approx(0.8, rel=0.01) and f.ci_low < 0.8 < f.ci_high and f.significant
+    assert not f.noisy and f.runs_a == 20 and f.runs_b == 20
+    s = by["same"]
+    assert s.ci_low < 1.0 < s.ci_high and not s.significant and not s.noisy
+    g = by["glitchy"]
+    assert g.noisy and "B bimodal" in g.noisy_reasons and g.verdict_b == "bimodal"
+    expected_gm = float(np.exp(np.mean(np.log([f.ratio, s.ratio, g.ratio]))))
+    assert cmp.geomean == pytest.approx(expected_gm)
+    assert cmp.geomean_clean == pytest.approx(float(np.sqrt(f.ratio * s.ratio)))
+    assert cmp.geomean_ci[0] < cmp.geomean < cmp.geomean_ci[1]
+    d = cmp.to_dict()
+    json.dumps(d, allow_nan=False)
+    # glitchy: its mean really differs (4 of 20 runs at 1.5x), so significant - and flagged noisy
+    assert g.significant and d["n_compared"] == 3 and d["n_significant"] == 2 and d["n_noisy"] == 1
+
+
+def test_compare_is_seeded(ab):
+    c1, c2 = compare_files(*ab, seed=4), compare_files(*ab, seed=4)
+    assert c1.to_dict() == c2.to_dict()
+
+
+def test_compare_real_files():
+    a = bandkit.load(R / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz")
+    b = bandkit.load(R / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz")
+    cmp = compare(a, b)
+    by = {c.name: c for c in cmp.benchmarks}
+    assert len(by) == 59 and "pyflate" in cmp.only_b and "html5lib" in cmp.only_a
+    # sympy_sum: 197 ms -> 390 ms, clean on both sides
+    assert by["sympy_sum"].ratio == pytest.approx(1.976, abs=0.01) and by["sympy_sum"].significant
+    assert by["pickle_list"].noisy and "B step" in by["pickle_list"].noisy_reasons
+
+
+def test_compare_skips_summary_only_and_rejects_bad_confidence(tmp_path):
+    p = R / "pytest-benchmark-tests_0001.json"
+    cmp = compare_files(p, p)
+    assert cmp.benchmarks == () and cmp.skipped[0][1] == "no per-run data"
+    with pytest.raises(UsageError):
+        compare_files(p, p, confidence=1.5)
+
+
+def test_cli_compare_text_and_json(ab, tmp_path, capsys):
+    pa, pb = ab
+    assert main(["compare", str(pa), str(pb)]) == 0
+    out = capsys.readouterr().out
+    assert "geometric mean of B/A over 3 benchmarks" in out and "faster" in out
+    assert max(len(l) for l in out.splitlines()) <= 100
+    outp = tmp_path / "c.json"
+    assert main(["compare", str(pa), str(pb), "--format", "json", "-o", str(outp)]) == 0
+    d = json.loads(outp.read_text())
+    assert d["only_b"] == ["only_b"]
+    assert main(["compare", str(pa), str(tmp_path / "missing.json")]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -1,0 +1,216 @@
+"""Post-mortem of runner traces: classification of run sequences, suspects, the report section,
+the speedpython 2020 file and the generated 400-run glitch."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bandkit
+from bandkit.analyze import analyze
+from bandkit.cli import main
+from bandkit.postmortem import classify, postmortem, rank_suspects, summarize
+from bandkit.synthetic.pyperf import pyperf_step_suite, write_pyperf
+
+R = Path(__file__).resolve().parent.parent / "data" / "runners"
+SPEED2020 = R / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"
+
+
+@pytest.fixture(scope="module")
+def speed2020():
+    traces = bandkit.load(SPEED2020)
+    return {t.label: postmortem(t) for t in traces}
+
+
+@pytest.fixture(scope="module")
+def glitch_path(tmp_path_factory):
+    return write_pyperf(tmp_path_factory.mktemp("g") / "glitch.json.gz", pyperf_step_suite())
+
+
+def _noisy(levels, seed, rel=0.01):
+    rng = np.random.default_rng(seed)
+    lv = np.asarray(levels, dtype=float)
+    return lv * (1 + rel * rng.standard_normal(len(lv)))
+
+
+# -- classification on generated run sequences ----------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("levels, verdict", [
+    ([1.0] * 30, "stable"),
+    ([1.0] * 12 + [1.5] * 18, "step"),
+    ([1.0] * 5 + [1.4] * 4 + [1.0] * 10 + [1.4] * 5 + [1.0] * 6, "bimodal"),
+    ([1.0] * 5 + [1.3] * 4 + [1.6] * 4 + [1.0] * 5 + [1.3] * 4 + [1.6] * 4 + [1.0] * 4, "bands"),
+    ([1.3, 1.3] + [1.0] * 28, "warmup"),
+    ([1.0] * 14 + [2.0] + [1.0] * 15, "outliers"),
+    (list(np.linspace(1.0, 1.3, 30)), "trend"),
+    ([1.0, 2.0, 3.0], "too_few_runs"),
+])
+def test_classify_generated(levels, verdict, seed):
+    c = classify(_noisy(levels, seed, rel=0.005 if verdict == "trend" else 0.01))
+    assert c.verdict == verdict
+
+
+def test_classify_step_location_and_outlier_index():
+    c = classify(_noisy([1.0] * 12 + [1.5] * 18, 5))
+    assert [(b[1], b[2]) for b in c.blocks] == [(0, 11), (12, 29)]
+    c = classify(_noisy([1.0] * 14 + [2.0] + [1.0] * 15, 5))
+    assert c.outliers == (14,)
+
+
+def test_small_differences_are_not_steps():
+    # a 2 % shift is below min_ratio (5 %): stable, however clean
+    assert classify(_noisy([1.0] * 15 + [1.02] * 15, 0, rel=0.001)).verdict == "stable"
+    assert classify(_noisy([1.0] * 15 + [1.02] * 15, 0, rel=0.001), min_ratio=1.01).verdict == "step"
+
+
+# -- suspects ---------------------------------------------------------------------------------
+def test_suspects_categorical_exact_and_monotone_excluded():
+    n = 40
+    aff = np.arange(n) >= 25
+    rng = np.random.default_rng(0)
+    md = pd.DataFrame({
+        "governor": pd.array(["powersave" if a else "performance" for a in aff], dtype="string"),
+        "uptime_like": np.arange(n, dtype=float) * 3.0 + 100,   # monotone: separates any step
+        "noise": rng.standard_normal(n),
+        "constant": np.ones(n),
+    })
+    sus = rank_suspects(md, aff, step_index=25)
+    assert sus[0].metadata == "governor" and sus[0].score == pytest.approx(1.0)
+    assert sus[0].evidence["affected_with_value"] == 15 and sus[0].evidence["reference_with_value"] == 0
+    names = [s.metadata for s in sus]
+    assert "uptime_like" not in names and "constant" not in names and "noise" not in names
+
+
+def test_suspects_lagged_metadata_reports_the_lag():
+    n = 40
+    aff = np.zeros(n, dtype=bool)
+    aff[[5, 6, 7, 20, 21, 30]] = True
+    temp = np.where(np.roll(aff, 1), 80.0, 50.0)  # recorded one run late
+    md = pd.DataFrame({"cpu_temp_c": temp})
+    (s,) = rank_suspects(md, aff)
+    assert s.evidence["lag"] == 1 and s.score == pytest.approx(0.9)
+
+
+# -- the generated 400-run case ----------------------------------------------------------------
+def test_glitch_400_runs_step_at_106_temperature_top(glitch_path):
+    pm = postmortem(bandkit.load(glitch_path))
+    assert pm.verdict == "step" and pm.n_runs == 400
+    (step,) = pm.steps
+    assert step.run == 106 and step.runs_before == 105 and step.runs_after == 295
+    assert step.before == pytest.approx(20.3e-3, rel=0.01) and step.after == pytest.approx(11.0e-3, rel=0.01)
+    assert step.ci_low < step.ratio < step.ci_high
+    assert step.run_ci_low <= 106 <= step.run_ci_high  # location interval from detect_changepoints
+    top = pm.suspects[0]
+    assert top.metadata.startswith("cpu_temp_c") and top.score > 0.95
+    assert top.evidence["changepoint_run"] == 106
+    assert top.evidence["median_reference"] - top.evidence["median_affected"] == pytest.approx(12, abs=1.5)
+    names = [s.metadata for s in pm.suspects]
+    # the load average changes too, but late (1-minute smoothing): never ranked above the temperature
+    if "load_avg_1min" in names:
+        assert names.index("load_avg_1min") > 0
+    assert not any(n.startswith("cpu_freq") for n in names)  # frequency did not change
+
+
+def test_glitch_step_moves_with_the_generator(tmp_path):
+    p = write_pyperf(tmp_path / "g.json", pyperf_step_suite(n_runs=120, step_run=37, seed=9))
+    pm = postmortem(bandkit.load(p))
+    assert pm.verdict == "step" and pm.steps[0].run == 37
+
+
+# -- real file: speedpython 2020 -----------------------------------------------------------
+def test_pickle_list_step_between_runs_4_and_5(speed2020):
+    pm = speed2020["pickle_list"]
+    assert pm.verdict == "step"
+    (step,) = pm.steps
+    assert step.run == 5 and step.factor == pytest.approx(1.7, abs=0.05)
+    assert pm.slow_runs == (1, 2, 3, 4)
+    assert pm.suspects and pm.suspects[0].metadata.startswith("cpu_freq")
+
+
+@pytest.mark.parametrize("name, slow", [
+    ("deltablue", (14, 15, 16, 17)), ("django_template", (9, 10, 11, 12)), ("genshi_text", (10, 11, 12, 13)),
+    ("richards", (4, 5, 6, 7)), ("regex_v8", (10, 11, 12)), ("unpickle_list", (13, 14, 15)),
+])
+def test_other_glitchy_benchmarks_found(speed2020, name, slow):
+    pm = speed2020[name]
+    assert pm.verdict in ("bimodal", "step")
+    assert set(slow) <= set(pm.slow_runs)
+    assert pm.suspects[0].metadata.startswith("cpu_freq")
+
+
+def test_speed2020_counts_and_shared_cpu_freq_pattern(speed2020):
+    cs = summarize(list(speed2020.values()))
+    assert cs.n_benchmarks == 60
+    assert cs.counts.get("stable", 0) >= 8
+    assert cs.counts.get("step", 0) + cs.counts.get("bimodal", 0) + cs.counts.get("bands", 0) >= 35
+    assert len(cs.affected) >= 45  # + outlier runs and warm-up
+    for calm in ("float", "xml_etree_parse", "sympy_sum"):
+        assert speed2020[calm].verdict == "stable"
+    top = cs.shared_suspects[0]
+    assert top.metadata.startswith("cpu_freq")
+    spread = next(s for s in cs.shared_suspects if s.metadata == "cpu_freq_mhz_spread")
+    ev = spread.evidence
+    # slow runs: (almost) every CPU at 3332 MHz, i.e. a small spread; other runs rarely
+    assert ev["affected_when"] == "below"
+    assert ev["affected_on_side"] / ev["affected"] > 0.7 and ev["reference_on_side"] / ev["reference"] < 0.06
+
+
+# -- report integration ----------------------------------------------------------------------
+def test_report_json_fields_and_text(glitch_path):
+    rep = analyze(bandkit.load(glitch_path))
+    d = json.loads(rep.to_json())
+    (entry,) = d["traces"]
+    for key in ("name", "runs", "unit", "verdict", "steps", "bands", "suspects"):
+        assert key in entry
+    assert entry["name"] == "bm_glitch" and entry["runs"] == 400 and entry["verdict"] == "step"
+    assert entry["steps"][0]["run"] == 106 and set(entry["steps"][0]) >= {"run", "before", "after", "ratio"}
+    assert set(entry["suspects"][0]) == {"metadata", "evidence", "score"}
+    assert [b["n_runs"] for b in entry["run_bands"]] == [295, 105] and entry["run_bands"][1]["runs"][0] == 1
+    assert d["runner_summary"]["counts"] == {"step": 1}
+    assert any(f["kind"] == "step" and f["run"] == 106 for f in d["findings"])
+    text = rep.to_text()
+    assert "step at run 106" in text and "cpu_temp_c" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_summary_only_traces_say_so():
+    traces = bandkit.load(R / "pytest-benchmark-tests_0001.json")
+    pm = postmortem(traces)
+    assert pm.verdict == "no_runs" and "stats.data" in pm.note
+    text = analyze(traces).to_text()
+    assert "no per-run data" in text
+
+
+def test_cli_report_and_fail_on(glitch_path, capsys):
+    assert main(["report", str(glitch_path), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Benchmarks: 1 — step 1")
+    assert main(["report", str(glitch_path), "--fail-on", "step"]) == 1
+
+
+def test_plots_runs_and_metadata(glitch_path):
+    import matplotlib.pyplot as plt
+
+    from bandkit.plots.runs import plot_runs, plot_runs_with_metadata
+
+    t = bandkit.load(glitch_path)
+    pm = postmortem(t)
+    ax = plot_runs(t, pm)
+    offsets = ax.collections[0].get_offsets()
+    assert len(offsets) == 400 and offsets[105][0] == 106  # one dot per run, at its run number
+    assert any(abs(line.get_xdata()[0] - 105.5) < 1e-9 for line in ax.lines if len(line.get_xdata()) == 2)
+    axes = plot_runs_with_metadata(t, ["cpu_temp_c", "cpu_freq"], pm)
+    assert len(axes) == 3 and axes[1].get_ylabel() == "cpu_temp_c"
+    with pytest.raises(KeyError):
+        plot_runs_with_metadata(t, ["no_such_column"], pm)
+    plt.close("all")
+
+
+def test_one_value_benchmarks_are_too_few_runs():
+    traces = bandkit.load(R / "bpfilter_005d041.json")
+    d = analyze(traces).to_dict()
+    assert {e["verdict"] for e in d["traces"]} == {"too_few_runs"}
+    assert d["runner_summary"]["counts"] == {"too_few_runs": 8}
