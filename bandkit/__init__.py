@@ -11,9 +11,35 @@ from .errors import BandkitError, InputError, UsageError
 from .trace import Trace, TraceMeta
 from .loaders import load, load_many
 from .analyze import AnalysisOptions, Report, analyze, report
-from .bands import BandDetector, find_bands
-from .spectrum import compute_spectrum, analyze_spectrum, compare_rates
-from .changepoints import detect_changepoints
+
+# Analyses are imported on first use (``bandkit.find_bands`` etc.), so that ``import bandkit`` and the
+# CLI's cold start do not pay for scipy.signal, scikit-learn or numba until an analysis needs them.
+# (``bandkit.postmortem`` and ``bandkit.compare`` are modules: ``from bandkit.postmortem import postmortem``.)
+_LAZY = {
+    "find_bands": "bandkit.bands",
+    "BandDetector": "bandkit.bands",
+    "compute_spectrum": "bandkit.spectrum",
+    "analyze_spectrum": "bandkit.spectrum",
+    "compare_rates": "bandkit.spectrum",
+    "detect_changepoints": "bandkit.changepoints",
+    "compare_files": "bandkit.compare",
+    "rank_fleet": "bandkit.fleet",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'bandkit' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "__version__",
@@ -34,4 +60,6 @@ __all__ = [
     "analyze_spectrum",
     "compare_rates",
     "detect_changepoints",
+    "compare_files",
+    "rank_fleet",
 ]

@@ -98,6 +98,9 @@ def write_output(text: str, output: str | None, inputs: Sequence[str] = ()) -> N
         raise UsageError(f"{output}: directory {parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=".bandkit-", dir=parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # like open(): mkstemp's 0600 is not what a user expects of a report
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, out)
@@ -109,7 +112,7 @@ def write_output(text: str, output: str | None, inputs: Sequence[str] = ()) -> N
         raise
 
 
-def _progress(args):
+def _progress(args, desc: str = "analysing", unit: str = "trace"):
     """A tqdm wrapper for long loops, only on a terminal and without --quiet."""
     if getattr(args, "quiet", False) or not sys.stderr.isatty():
         return None
@@ -117,7 +120,7 @@ def _progress(args):
         from tqdm import tqdm
     except ImportError:  # pragma: no cover
         return None
-    return lambda it: tqdm(it, desc="analysing", unit="trace", leave=False, file=sys.stderr)
+    return lambda it: tqdm(it, desc=desc, unit=unit, leave=False, file=sys.stderr)
 
 
 def render(report, fmt: str, args) -> str:
@@ -142,7 +145,9 @@ def _cmd_report(args) -> int:
     from .analyze import analyze
     from .loaders import load_many
 
-    traces = load_many(args.paths, format=args.input_format, **_load_options(args))
+    loading = _progress(args, "loading", "file")
+    paths = loading(args.paths) if loading and len(args.paths) > 1 else args.paths
+    traces = load_many(paths, format=args.input_format, **_load_options(args))
     report = analyze(traces, progress=_progress(args))
     write_output(render(report, args.format, args), args.output, args.paths)
     return exit_status(report, args.fail_on)
@@ -171,7 +176,9 @@ def _cmd_compare(args) -> int:
     from .compare import compare_files
 
     cmp = compare_files(args.a, args.b, format=args.input_format, confidence=args.confidence, seed=args.seed)
-    text = cmp.to_text() if args.format == "text" else __import__("bandkit._json", fromlist=["dumps"]).dumps(cmp)
+    from ._json import dumps
+
+    text = cmp.to_text() if args.format == "text" else dumps(cmp)
     write_output(text, args.output, [args.a, args.b])
     return 0
 

@@ -463,13 +463,6 @@ def _warm_up(options, n_bins: int) -> None:
         summarize_path(t, options=options, n_bins=n_bins)
     except Exception:  # pragma: no cover - warming up is an optimisation only
         pass
-    try:  # the compiled FTQ parser (used for big files)
-        from .loaders._fastparse import catchup_flags, parse_two_int_columns
-
-        r = parse_two_int_columns(b"0 1\n10 0\n")
-        catchup_flags(r[0], r[1], 0.5)
-    except Exception:  # pragma: no cover
-        pass
 
 
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")

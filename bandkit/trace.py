@@ -64,13 +64,16 @@ class TraceMeta:
 class Trace:
     """A pandas-backed series with metadata.
 
+    Treat ``data`` as read-only once built: :attr:`samples` and :attr:`stalls` are computed once
+    and cached (build a new Trace to change the rows).
+
     ``data`` columns: ``time`` (float64, in ``meta.time_unit``; NaN where the format has no
     times), ``value`` (the measurement: FTQ work count, or a runner's time per value), and
     per format: ``catchup`` (bool, FTQ rows written to catch up after a stall), ``run``
     (1-based run number of a runner value), per-run metadata columns.
     """
 
-    __slots__ = ("data", "meta", "_stalls")
+    __slots__ = ("data", "meta", "_stalls", "_samples")
 
     def __init__(self, data: pd.DataFrame, meta: TraceMeta):
         if "value" not in data.columns:
@@ -80,6 +83,7 @@ class Trace:
         self.data = data
         self.meta = meta
         self._stalls: pd.DataFrame | None = None
+        self._samples: pd.DataFrame | None = None
 
     # -- views -----------------------------------------------------------------------
     @property
@@ -121,8 +125,10 @@ class Trace:
     @property
     def samples(self) -> pd.DataFrame:
         """Rows that are real measurements (FTQ catch-up rows and partial quanta excluded)."""
-        mask = self.sample_mask
-        return self.data if mask is None else self.data.loc[mask]
+        if self._samples is None:
+            mask = self.sample_mask
+            self._samples = self.data if mask is None else self.data.loc[mask]
+        return self._samples
 
     @property
     def values(self) -> np.ndarray:

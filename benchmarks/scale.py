@@ -56,14 +56,6 @@ t = time.perf_counter()
 tr = bandkit.load(PATH)
 n = len(tr)
 """,
-    "bandkit.load (numba warm)": """
-import bandkit
-from bandkit.loaders._fastparse import catchup_flags, parse_two_int_columns
-r = parse_two_int_columns(b"0 1\\n10 0\\n"); catchup_flags(r[0], r[1], 0.5)  # numba loaded, as in a report
-t = time.perf_counter()
-tr = bandkit.load(PATH)
-n = len(tr)
-""",
 }
 
 CONTROL = """

@@ -79,20 +79,20 @@ def test_generator_bands_and_interference():
 # -- fast parser -----------------------------------------------------------------------------
 @pytest.mark.parametrize("path", [REAL, REAL_INTF])
 def test_fast_parser_equals_pandas_path(path, monkeypatch):
-    slow = bandkit.load(path)
-    monkeypatch.setattr(ftqmod, "FAST_PARSE_MIN_BYTES", 0)
     fast = bandkit.load(path)
+    monkeypatch.setattr(ftqmod, "FAST_PARSE", False)
+    slow = bandkit.load(path)
     pd.testing.assert_frame_equal(fast.data, slow.data)
     assert fast.meta == slow.meta
 
 
 def _both(tmp_path, monkeypatch, text: bytes):
-    """Load ``text`` through the pandas path and the compiled path; return (slow, fast) results or errors."""
+    """Load ``text`` through the pandas path and the fast numpy path; return (slow, fast) results or errors."""
     p = tmp_path / "t_0.dat"
     p.write_bytes(text)
     out = []
-    for limit in (1 << 40, 0):
-        monkeypatch.setattr(ftqmod, "FAST_PARSE_MIN_BYTES", limit)
+    for fast in (False, True):
+        monkeypatch.setattr(ftqmod, "FAST_PARSE", fast)
         try:
             out.append(bandkit.load(p).data)
         except InputError as exc:
@@ -304,7 +304,6 @@ def test_a_crashing_analysis_loses_one_trace_not_the_fleet(fleet_dir, monkeypatc
 
 
 def test_fast_parser_from_a_file_object(monkeypatch):
-    monkeypatch.setattr(ftqmod, "FAST_PARSE_MIN_BYTES", 0)
     raw = gzip.decompress(REAL.read_bytes())
     import io
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,11 @@ _UNAME_FIELDS = ("sysname", "nodename", "release", "version", "machine", "domain
 _COLUMNS_LINE = re.compile(r"^Time\(ns\)\s+work", re.I)
 _FILE_THREAD = re.compile(r"_(\d+)\.dat(?:\.gz)?$")
 
-#: Bodies at least this big (bytes, ~2.8 M rows) go through the compiled single-pass parser
-#: (:mod:`bandkit.loaders._fastparse`, ~3x faster than ``pandas.read_csv`` once loaded); smaller ones
-#: through ``pandas.read_csv``, which wins below ~3 M rows in a fresh process because loading numba
-#: and the cached parser costs ~0.4-0.7 s once (benchmarks/RESULTS.md). Both give identical results.
-FAST_PARSE_MIN_BYTES = 48 << 20
+#: Parse plain ``<int> <int>`` bodies with numpy's C text scanner (see :func:`parse_two_int_columns`);
+#: False forces the general pandas path (tests compare the two).
+FAST_PARSE = True
+#: How much of a file is read first to find the end of the ``#`` header (bytes).
+HEAD_BYTES = 1 << 20
 
 
 def _blank(data: bytes) -> bool:
@@ -155,6 +156,36 @@ def _line_of_row(body: bytes, row: int, first_line: int) -> int:
     return first_line
 
 
+def parse_two_int_columns(body: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+    """Fast path for FTQ's own output, ``<int> <int>`` per line: two int64 column views, or None.
+
+    numpy's C text scanner (``np.fromstring(sep=" ")``) reads the whole body in one call: about
+    0.7x the time of ``pandas.read_csv(engine="c")`` on a 10^7-row file including the format check,
+    with no import or JIT cost (benchmarks/RESULTS.md). It accepts only bodies whose every line is
+    ``<digits> <digits>``; anything else (comments, blank lines, tabs, signs, floats, extra or missing
+    fields) returns None and the caller uses the general pandas path, which also writes the errors.
+    """
+    n_nl = body.count(b"\n")
+    n_lines = n_nl + (0 if body.endswith(b"\n") else 1)
+    if n_lines == 0:
+        return None
+    # every line is exactly <digits> <digits>: what is left without the digits is " \n" per line
+    # (a C-speed pass, ~0.1 s per 10^7 rows); this guards the scanner below, which would otherwise
+    # pair the numbers of a line with an extra field and a truncated line wrongly
+    if body.translate(None, b"0123456789") != b" \n" * n_nl + (b"" if n_nl == n_lines else b" "):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy warns (DeprecationWarning) when it stops before the end
+        try:
+            flat = np.fromstring(body, dtype=np.int64, sep=" ", count=2 * n_lines)  # sized once, no regrowth
+        except (DeprecationWarning, ValueError, OverflowError):
+            return None
+    if flat.size != 2 * n_lines:
+        return None
+    pairs = flat.reshape(-1, 2)
+    return pairs[:, 0], pairs[:, 1]
+
+
 def read_numeric_table(source: Source, body: bytes, first_line: int, sep: str | None, min_cols: int = 2) -> np.ndarray:
     """Parse whitespace- or ``sep``-separated integers into an int64 2-D array (fast C parser).
 
@@ -191,10 +222,10 @@ def flag_catchup(time: np.ndarray, count: np.ndarray, period: float) -> np.ndarr
     catchup = np.zeros(n, dtype=bool)
     if n < 2 or not period or period <= 0:
         return catchup
-    gap_next = np.empty(n)
-    gap_next[:-1] = np.diff(time)
-    gap_next[-1] = time[-1] - time[-2]
-    catchup = (count == 0) & (gap_next < 0.5 * period)
+    zero = np.flatnonzero(count == 0)  # gaps are only needed at the (few) zero rows
+    nxt = np.minimum(zero + 1, n - 1)
+    gap = np.where(zero + 1 < n, time[nxt] - time[zero], time[zero] - time[np.maximum(zero - 1, 0)])
+    catchup[zero[gap < 0.5 * period]] = True
     return catchup
 
 
@@ -251,33 +282,37 @@ def _meta_from_header(source: Source, fmt: str, header: dict[str, Any], sampling
 
 def load_ftq(source: Source, **options: Any) -> list[Trace]:
     """Load a current-format FTQ file (one thread). Times in the file are ns since the first sample."""
-    data = source.read_bytes()
-    if _blank(data):
+    head = source.head(HEAD_BYTES)
+    if _blank(head):
         raise InputError(source.name, "empty file")
-    if b"\x00" in data[:65536]:
+    if b"\x00" in head[:65536]:
         raise InputError(source.name, "binary data, not an FTQ text trace")
-    lines, offset = split_header(data)
+    lines, offset = split_header(head)
+    if offset >= len(head) and len(head) == HEAD_BYTES:  # a header longer than HEAD_BYTES: read it all
+        head = source.read_bytes()
+        lines, offset = split_header(head)
     header = parse_header(lines)
-    first_line = data.count(b"\n", 0, offset) + 1
+    first_line = head.count(b"\n", 0, offset) + 1
     freq = header.get("Frequency")
-    fast = None
-    if len(data) - offset >= FAST_PARSE_MIN_BYTES:
-        # big file: compiled single pass over the bytes in place (no copy of the body, no float table)
-        from ._fastparse import catchup_flags, parse_two_int_columns
-
-        fast = parse_two_int_columns(data, offset)
+    del head
+    body = source.read_from(offset)  # straight from the file: the header part is never copied
+    fast = parse_two_int_columns(body) if FAST_PARSE else None
     if fast is not None:
-        time_ns, count, back = fast
-        if back >= 0:
-            _raise_backwards(source, data[offset:], time_ns.astype(np.float64), back, first_line)
-        del data  # the text is not needed any more: free it before the float copies are made
-        source.release()
-        period_ns = nominal_period(time_ns, freq * 1e-9 if freq else None)
-        frame = {"time": time_ns * 1e-9, "value": count}
-        frame["catchup"] = catchup_flags(time_ns, count, 0.5 * period_ns if period_ns and period_ns > 0 else 0.0)
+        time_ns, count = fast
         del fast
+        check_monotonic(source, body, time_ns, first_line)
+        source.release()
+        del body  # free the text before the float copies are made
+        period_ns = nominal_period(time_ns, freq * 1e-9 if freq else None)
+        catchup = flag_catchup(time_ns, count, period_ns or 0.0)
+        # Both columns stay strided views into the parsed (n, 2) pairs: the times are converted to
+        # seconds in place (elementwise, same slots), so no further 8 bytes/row are allocated; fresh
+        # pages cost more here than the parse itself (benchmarks/RESULTS.md).
+        time_s = time_ns.view(np.float64)
+        np.multiply(time_ns, 1e-9, out=time_s, casting="unsafe")
+        frame = {"time": time_s, "value": count, "catchup": catchup}
+        del time_ns, count
     else:
-        body = data[offset:]
         arr = read_numeric_table(source, body, first_line, sep=None)
         time_ns = arr[:, 0]
         count = arr[:, 1]

@@ -79,9 +79,32 @@ class Source:
             raise InputError(self.name, "not valid UTF-8 text (binary data?)", line=line) from None
 
     def head(self, n: int = 8192) -> bytes:
+        """The first ``n`` bytes (decompressed), without reading the rest of a file on disk."""
         if self.is_dir:
             return b""
-        return self.read_bytes()[:n]
+        if self._data is not None or self.path is None:
+            return self.read_bytes()[:n]
+        return self._read_range(0, n)
+
+    def read_from(self, offset: int) -> bytes:
+        """The (decompressed) content from byte ``offset`` on: for a file on disk, read straight from
+        the file, so the part before ``offset`` is never copied (big FTQ bodies after a header)."""
+        if self._data is not None or self.path is None:
+            return self.read_bytes()[offset:]
+        return self._read_range(offset, -1)
+
+    def _read_range(self, offset: int, n: int) -> bytes:
+        try:
+            with open(self.path, "rb") as fh:
+                gz = fh.read(2) == b"\x1f\x8b"
+            with (gzip.open(self.path, "rb") if gz else open(self.path, "rb")) as fh:
+                if offset:
+                    fh.seek(offset)
+                return fh.read(n)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise InputError(self.name, f"corrupt or truncated gzip data ({exc})") from None
+        except OSError as exc:
+            raise InputError(self.name, f"cannot read file ({exc.strerror or exc})") from None
 
     def stream(self) -> IO[bytes]:
         return io.BytesIO(self.read_bytes())
