@@ -167,25 +167,34 @@ class Report:
         return report_html_fragment(self)
 
 
+def _trace_specs(trace: Trace, options: AnalysisOptions) -> list[str]:
+    return [spec for spec in _SECTIONS_BY_KIND.get(trace.kind, []) if _section_name(spec) not in options.skip]
+
+
 def analyze_trace(trace: Trace, index: int = 0, options: AnalysisOptions | None = None) -> TraceReport:
     options = options or AnalysisOptions()
-    sections = []
-    for spec in _SECTIONS_BY_KIND.get(trace.kind, []):
-        if _section_name(spec) in options.skip:
-            continue
-        sections.append(_resolve(spec)(trace, options))
+    sections = [_resolve(spec)(trace, options) for spec in _trace_specs(trace, options)]
     return TraceReport(trace, index, tuple(s for s in sections if s is not None))
 
 
 def analyze(traces: Trace | Iterable[Trace], options: AnalysisOptions | None = None, *,
             progress: Callable[[Iterable], Iterable] | None = None) -> Report:
-    """Run every registered analysis on ``traces`` (a Trace or an iterable of them)."""
+    """Run every registered analysis on ``traces`` (a Trace or an iterable of them).
+
+    ``progress``: wraps the iterable of (trace, section) steps, e.g. ``tqdm`` — so that even one big
+    trace shows its analyses advancing.
+    """
     options = options or AnalysisOptions()
     if isinstance(traces, Trace):
         traces = [traces]
     traces = list(traces)
-    it = progress(traces) if progress else traces
-    reports = tuple(analyze_trace(t, i, options) for i, t in enumerate(it))
+    steps = [(i, spec) for i, t in enumerate(traces) for spec in _trace_specs(t, options)]
+    done: dict[int, list[SectionResult]] = {i: [] for i in range(len(traces))}
+    for i, spec in (progress(steps) if progress else steps):
+        s = _resolve(spec)(traces[i], options)
+        if s is not None:
+            done[i].append(s)
+    reports = tuple(TraceReport(t, i, tuple(done[i])) for i, t in enumerate(traces))
     cross = []
     for spec in CROSS_SECTIONS:
         if _section_name(spec) in options.skip:

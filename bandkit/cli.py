@@ -123,6 +123,34 @@ def _progress(args, desc: str = "analysing", unit: str = "trace"):
     return lambda it: tqdm(it, desc=desc, unit=unit, leave=False, file=sys.stderr)
 
 
+def _load_with_progress(args, paths: Sequence[str]) -> list:
+    """Load every input; on a terminal (and without --quiet) a progress bar counts the input bytes."""
+    from .loaders.registry import load_traces
+
+    options = _load_options(args)
+    bar = None
+    if not getattr(args, "quiet", False) and sys.stderr.isatty():
+        try:
+            from tqdm import tqdm
+
+            sizes = [os.path.getsize(p) if p != "-" and os.path.isfile(p) else 0 for p in paths]
+            bar = tqdm(total=sum(sizes), desc="loading", unit="B", unit_scale=True, leave=False, file=sys.stderr)
+        except (ImportError, OSError):  # pragma: no cover
+            bar = None
+    traces = []
+    try:
+        for k, p in enumerate(paths):
+            if bar is not None:
+                bar.set_postfix_str(os.path.basename(str(p)), refresh=True)
+            traces.extend(load_traces(p, format=args.input_format, **options))
+            if bar is not None:
+                bar.update(sizes[k])
+    finally:
+        if bar is not None:
+            bar.close()
+    return traces
+
+
 def render(report, fmt: str, args) -> str:
     if fmt == "json":
         return report.to_json()
@@ -143,12 +171,9 @@ def exit_status(report, fail_on: frozenset[str] | None) -> int:
 
 def _cmd_report(args) -> int:
     from .analyze import analyze
-    from .loaders import load_many
 
-    loading = _progress(args, "loading", "file")
-    paths = loading(args.paths) if loading and len(args.paths) > 1 else args.paths
-    traces = load_many(paths, format=args.input_format, **_load_options(args))
-    report = analyze(traces, progress=_progress(args))
+    traces = _load_with_progress(args, args.paths)
+    report = analyze(traces, progress=_progress(args, "analysing", "step"))
     write_output(render(report, args.format, args), args.output, args.paths)
     return exit_status(report, args.fail_on)
 

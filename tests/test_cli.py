@@ -113,3 +113,16 @@ def test_console_script_bad_input_no_traceback(tmp_path):
     assert r.returncode == 2
     assert r.stderr == f"bandkit: error: {p}: empty file\n"
     assert "Traceback" not in r.stderr
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch, capsys, tmp_path):
+    """On a terminal, loading and analysing show tqdm bars on stderr; --quiet or a pipe: nothing."""
+    out = tmp_path / "r.json"
+    assert main(["report", str(QUIET), "-f", "json", "-o", str(out)]) == 0
+    assert capsys.readouterr().err == ""  # stderr is not a terminal under pytest
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert main(["report", str(QUIET), "-f", "json", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "loading" in err and "analysing" in err
+    assert main(["report", str(QUIET), "-f", "json", "-o", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
