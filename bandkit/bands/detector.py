@@ -25,9 +25,9 @@ import math
 
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
-from scipy.signal import find_peaks
 
 from ..errors import UsageError
+from ..peaks1d import local_maxima, peak_prominences_widths
 from . import dwell as dw
 from .mixture import Mixture, find_modes, fit_mixture, valley
 from .reduce import box_smooth, comb_period, reduce_values
@@ -310,12 +310,14 @@ class BandDetector:
         hist_g, edges_g = np.histogram(g, bins=nb, weights=w)
         cg = 0.5 * (edges_g[1:] + edges_g[:-1])
         sm = gaussian_filter1d(hist_g.astype(float), 2.0)
-        pk, prop = find_peaks(np.r_[0, sm, 0], prominence=0, width=0)
+        padded = np.r_[0, sm, 0]
+        pk = local_maxima(padded)
+        prom, widths = peak_prominences_widths(padded, pk)
         if pk.size:
-            score = prop["prominences"] / np.sqrt(sm[pk - 1] + 1.0)
+            score = prom / np.sqrt(sm[pk - 1] + 1.0)
             order = np.argsort(-score)[:k]
             pos = cg[pk[order] - 1]
-            wid = prop["widths"][order] * (edges_g[1] - edges_g[0]) / 2.355
+            wid = widths[order] * (edges_g[1] - edges_g[0]) / 2.355
             means_p = np.exp(pos) if logx else pos
             sds_p = np.maximum(wid * means_p if logx else wid, self._sd_floor)
             if means_p.size < k:

@@ -20,7 +20,7 @@ spiky (see :func:`choose_cost`).
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 COSTS = ("l2", "robust")
 
@@ -55,8 +55,10 @@ def normal_scores(y: np.ndarray, clip: float = CLIP) -> np.ndarray:  # kept for 
     segment of their own; longer genuine segments still can."""
     y = np.asarray(y, dtype=np.float64)
     n = y.size
-    r = stats.rankdata(y, method="average")
-    return np.clip(stats.norm.ppf((r - 0.5) / n), -clip, clip)
+    from scipy.stats import rankdata
+
+    r = rankdata(y, method="average")
+    return np.clip(special.ndtri((r - 0.5) / n), -clip, clip)
 
 
 def outlier_fraction(resid: np.ndarray, k: float = 5.0) -> float:

@@ -18,7 +18,7 @@ change points as fixed.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 
 def cusum_p_value(z: np.ndarray, start: int, end: int, scale: float = 1.0) -> float:
@@ -29,7 +29,7 @@ def cusum_p_value(z: np.ndarray, start: int, end: int, scale: float = 1.0) -> fl
         return 1.0
     s = np.cumsum(seg - seg.mean())[:-1]
     t = float(np.max(np.abs(s))) / (scale * np.sqrt(m))
-    return float(stats.kstwobign.sf(t))
+    return float(special.kolmogorov(t))
 
 
 def _best_split(w: np.ndarray, min_size: int) -> np.ndarray:

@@ -4,7 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import ndimage, signal, stats
+from scipy import ndimage, special
+
+from ..peaks1d import local_maxima
 
 from .aliasing import alias_of
 from .psd import Spectrum, false_alarm_snr
@@ -44,7 +46,7 @@ def noise_floor(spec: Spectrum, width_hz: float | None = None) -> np.ndarray:
     size = int(width_hz / spec.resolution_hz) | 1
     size = max(31, min(size, n - (1 - n % 2)))
     med = ndimage.median_filter(spec.psd, size=size, mode="nearest")
-    bias = stats.chi2.median(spec.dof) / spec.dof
+    bias = special.chdtri(spec.dof, 0.5) / spec.dof
     return np.maximum(med / bias, np.finfo(float).tiny)
 
 
@@ -64,7 +66,7 @@ def find_peaks(spec: Spectrum, *, min_snr_db: float = 8.0, p_false: float = 0.01
     ratio = psd / floor
     thr = max(10 ** (min_snr_db / 10), false_alarm_snr(spec.dof, len(psd), p_false))
     f_min = 2.5 * spec.resolution_hz if f_min is None else f_min
-    idx, _ = signal.find_peaks(ratio, height=thr, distance=2)
+    idx = local_maxima(ratio, height=thr)
     idx = idx[(freqs[idx] >= f_min) & (idx < len(psd) - 1)]
     if len(idx) > max_peaks:
         idx = np.sort(idx[np.argsort(ratio[idx])[::-1][:max_peaks]])

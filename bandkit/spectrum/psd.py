@@ -30,9 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import signal, stats
+from scipy import special
 
 from ..errors import UsageError
+from .welch import hann, welch
 
 
 @dataclass(frozen=True)
@@ -165,10 +166,9 @@ def compute_spectrum(trace, *, segment_s: float | None = None, min_segments: int
         target = 2 * n // (min_segments + 1)
         nperseg = 1 << max(4, int(np.floor(np.log2(max(target, 16)))))
     noverlap = nperseg // 2
-    freqs, psd = signal.welch(x, fs=g.fs, window="hann", nperseg=nperseg, noverlap=noverlap,
-                              detrend="constant", scaling="density")
+    freqs, psd = welch(x, g.fs, nperseg, noverlap)
     k = 1 + (n - nperseg) // (nperseg - noverlap)
-    w = signal.get_window("hann", nperseg)
+    w = hann(nperseg)
     enbw = g.fs * np.sum(w ** 2) / np.sum(w) ** 2
     return Spectrum(freqs=freqs, psd=psd, fs=g.fs, nperseg=nperseg, n_segments=int(k),
                     resolution_hz=g.fs / nperseg, enbw_hz=float(enbw), dof=welch_dof(k),
@@ -178,4 +178,4 @@ def compute_spectrum(trace, *, segment_s: float | None = None, min_segments: int
 
 def false_alarm_snr(dof: float, n_bins: int, p_false: float = 0.01) -> float:
     """Power ratio (peak / mean noise) a pure-noise bin exceeds with probability p_false/n_bins."""
-    return float(stats.chi2.isf(p_false / max(n_bins, 1), dof) / dof)
+    return float(special.chdtri(dof, p_false / max(n_bins, 1)) / dof)

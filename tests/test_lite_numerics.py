@@ -1,0 +1,85 @@
+"""bandkit's import-light numerics (peaks1d, spectrum.welch) give scipy.signal's results."""
+import numpy as np
+import pytest
+from scipy import signal, special, stats
+
+from bandkit.peaks1d import local_maxima, peak_prominences_widths
+from bandkit.spectrum.welch import hann, welch
+
+
+def _arrays():
+    rng = np.random.default_rng(7)
+    for i in range(300):
+        n = int(rng.integers(0, 60))
+        if i % 3 == 0:
+            yield rng.integers(0, 4, size=n).astype(float)  # many plateaus and ties
+        elif i % 3 == 1:
+            yield rng.standard_normal(n)
+        else:
+            yield np.repeat(rng.integers(0, 5, size=max(n // 4, 1)), 4).astype(float)[:n]
+
+
+def test_local_maxima_match_scipy_find_peaks():
+    checked = 0
+    for x in _arrays():
+        ref, _ = signal.find_peaks(x)
+        np.testing.assert_array_equal(local_maxima(x), ref)
+        if x.size:
+            h = float(np.median(x))
+            np.testing.assert_array_equal(local_maxima(x, height=h), signal.find_peaks(x, height=h)[0])
+        checked += ref.size
+    assert checked > 500  # the arrays really had peaks, plateaus included
+
+
+def test_prominences_and_widths_match_scipy():
+    for x in _arrays():
+        pk, prop = signal.find_peaks(x, prominence=0, width=0)
+        prom, wid = peak_prominences_widths(x, local_maxima(x))
+        np.testing.assert_allclose(prom, prop["prominences"], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(wid, prop["widths"], rtol=1e-12, atol=1e-12)
+
+
+def test_prominence_rejects_bad_index():
+    with pytest.raises(ValueError):
+        peak_prominences_widths(np.arange(5.0), [7])
+
+
+@pytest.mark.parametrize("n,nperseg,noverlap", [(1000, 128, 64), (1001, 127, 63), (4096, 4096, 0),
+                                                (50_000, 1024, 100), (300, 256, 255)])
+def test_welch_matches_scipy(n, nperseg, noverlap, monkeypatch):
+    import bandkit.spectrum.welch as w
+
+    monkeypatch.setattr(w, "BLOCK", 3 * nperseg)  # several blocks, a ragged last one
+    x = np.random.default_rng(n).standard_normal(n) + 5.0
+    f_ref, p_ref = signal.welch(x, fs=777.0, window="hann", nperseg=nperseg, noverlap=noverlap,
+                                detrend="constant", scaling="density")
+    f, p = welch(x, 777.0, nperseg, noverlap)
+    np.testing.assert_allclose(f, f_ref, rtol=1e-12)
+    np.testing.assert_allclose(p, p_ref, rtol=1e-10, atol=1e-14 * p_ref.max())
+    np.testing.assert_allclose(hann(nperseg), signal.get_window("hann", nperseg), atol=1e-15)
+
+
+def test_welch_rejects_bad_segment():
+    with pytest.raises(ValueError):
+        welch(np.zeros(10), 1.0, 20)
+
+
+def test_special_functions_equal_the_distributions_they_replace():
+    dof = np.array([2.0, 7.3, 40.0])
+    np.testing.assert_allclose(special.chdtri(dof, 1e-6), stats.chi2.isf(1e-6, dof), rtol=1e-10)
+    np.testing.assert_allclose(special.chdtri(dof, 0.5), stats.chi2.median(dof), rtol=1e-10)
+    t = np.array([0.3, 1.0, 2.5])
+    np.testing.assert_allclose(special.kolmogorov(t), stats.kstwobign.sf(t), rtol=1e-10)
+
+
+def test_analysing_an_ftq_trace_does_not_import_scipy_signal_or_stats():
+    import subprocess
+    import sys
+
+    code = ("import sys, bandkit\n"
+            "from bandkit.synthetic.ftq import generate_ftq\n"
+            "import bandkit.fleet as F\n"
+            "F._warm_up(None, F.DEFAULT_BINS)\n"
+            "print(sorted(m for m in ('scipy.signal', 'scipy.stats', 'sklearn') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
