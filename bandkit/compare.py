@@ -13,7 +13,6 @@ and the same without the noisy ones.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 

@@ -45,19 +45,20 @@ def _natural_key(p: str):
 
 
 def expand_inputs(items: Iterable[str | os.PathLike]) -> list[str]:
-    """Directories (searched recursively for ``*.dat[.gz]`` and ``*.ftq[.gz]``; two-file FTQ
-    ``times``/``counts`` files skipped), glob patterns and plain paths -> sorted unique file list.
+    """Directories (searched recursively for ``*.dat[.gz]`` and ``*.ftq[.gz]``; a two-file FTQ
+    pair counts once, by its ``times`` file), glob patterns and plain paths -> sorted unique
+    file list.
 
     Raises InputError for a path or pattern that matches nothing.
     """
-    from .loaders.ftq2009 import is_counts_name, is_times_name
+    from .loaders.ftq2009 import is_counts_name
 
     out: list[str] = []
     for item in items:
         s = os.fspath(item)
         if os.path.isdir(s):
             found = [str(p) for p in Path(s).rglob("*") if p.is_file() and FTQ_NAME.search(p.name)
-                     and not is_times_name(p.name) and not is_counts_name(p.name)]
+                     and not is_counts_name(p.name)]
             if not found:
                 raise InputError(s, "directory holds no FTQ trace files (*.dat, *.dat.gz)")
             out.extend(sorted(found, key=_natural_key))

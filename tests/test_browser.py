@@ -17,7 +17,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import bandkit

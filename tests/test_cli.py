@@ -126,3 +126,16 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys, tmp_path):
     assert "loading" in err and "analysing" in err
     assert main(["report", str(QUIET), "-f", "json", "-o", str(out), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("width", range(30, 101, 7))
+def test_text_wrapping_keeps_numbers_with_their_units(width):
+    from bandkit.render.text import _wrap
+
+    line = ("  verdict: 2 bands: 1338 (71 %) and 1270 (24 %); 2124 stalls, longest 9.9 ms; "
+            "periodic interference at 100 Hz (external), 7.5 kHz, 58 °C")
+    out = _wrap(line, width).split("\n")
+    assert all(len(x) <= width for x in out)
+    assert " ".join(x.strip() for x in out) == line.strip()
+    for token in ("71 %", "24 %", "9.9 ms", "100 Hz", "7.5 kHz", "58 °C"):
+        assert any(token in x for x in out), (token, out)

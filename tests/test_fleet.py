@@ -215,7 +215,7 @@ def test_expand_inputs(tmp_path):
     for name in ("n10_0.dat", "n2_0.dat", "b/n1_0.dat.gz", "x_times.dat", "x_counts.dat", "notes.md", "log.txt"):
         (tmp_path / "a" / name).write_bytes(b"0 1\n")
     got = [Path(p).relative_to(tmp_path / "a").as_posix() for p in expand_inputs([tmp_path / "a"])]
-    assert got == ["b/n1_0.dat.gz", "n2_0.dat", "n10_0.dat"]
+    assert got == ["b/n1_0.dat.gz", "n2_0.dat", "n10_0.dat", "x_times.dat"]  # a two-file pair once
     assert len(expand_inputs([str(tmp_path / "a" / "n*_0.dat"), tmp_path / "a" / "n2_0.dat"])) == 2
     with pytest.raises(InputError, match="matches no file"):
         expand_inputs([str(tmp_path / "zz*")])
@@ -312,3 +312,14 @@ def test_fast_parser_from_a_file_object(monkeypatch):
     ref = bandkit.load(REAL)
     np.testing.assert_array_equal(tr.data["catchup"].to_numpy(), ref.data["catchup"].to_numpy())
     np.testing.assert_array_equal(tr.data["value"].to_numpy(), ref.data["value"].to_numpy())
+
+
+def test_fleet_walk_finds_two_file_ftq_runs():
+    """The published 2009 data (directories of times.dat + counts.dat) rank like any other fleet."""
+    d = DATA / "ftq-2009"
+    paths = expand_inputs([d])
+    assert paths and all(Path(p).name == "times.dat" for p in paths)
+    rep = rank_fleet(paths, jobs=1)
+    assert not rep.errors
+    assert len(rep.rows) == 1 + 4 + 12 + 1 + 1  # t1, t4, t12 baselines, llfree t1, balloon t1
+    assert rep.rows[0].path.endswith("virtio-balloon-ftq_t1/times.dat") and rep.rows[0].outlier

@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 import base64
-import gzip
 import io
 import json
 import re
-import warnings
 from html.parser import HTMLParser
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

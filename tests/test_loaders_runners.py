@@ -336,3 +336,13 @@ def test_malformed_inputs_are_input_errors(tmp_path, fmt, name, text, needle):
     with pytest.raises(InputError) as err:
         bandkit.load(p, format=fmt)
     assert str(p) in str(err.value) and needle in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["pyperf-tests_telco.json.gz", "pvlib_machine.json", "bpfilter_005d041.json",
+                                  "simple_insert_hecs_new_raw.csv"])
+def test_unknown_loader_options_are_a_usage_error(name):
+    """A wrong option is the caller's mistake (exit 2 as usage), not a defect of the file."""
+    from bandkit.errors import UsageError
+
+    with pytest.raises(UsageError, match=name.replace(".", r"\.") + ".*options.*'frobnicate'"):
+        bandkit.load(R / name, frobnicate=1)

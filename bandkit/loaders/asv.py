@@ -14,7 +14,7 @@ import itertools
 import math
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..trace import Trace
 from .runner_common import build_runner_trace, read_json, summary_trace
 from .source import Source
@@ -28,7 +28,7 @@ def _num(v: Any) -> float:
 
 def load_asv(source: Source, **options: Any) -> list[Trace]:
     if options:
-        raise InputError(source.name, f"asv loader takes no options, got {sorted(options)}")
+        raise UsageError(f"{source.name}: asv loader takes no options, got {sorted(options)}")
     doc = read_json(source)
     if not isinstance(doc, dict):
         raise InputError(source.name, "asv result must be an object")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..trace import Trace
 from .runner_common import as_float, build_runner_trace, read_json, require, summary_trace
 from .source import Source
@@ -16,7 +16,7 @@ from .source import Source
 
 def load_hyperfine(source: Source, **options: Any) -> list[Trace]:
     if options:
-        raise InputError(source.name, f"hyperfine loader takes no options, got {sorted(options)}")
+        raise UsageError(f"{source.name}: hyperfine loader takes no options, got {sorted(options)}")
     doc = read_json(source)
     results = require(doc, "results", list, source)
     traces = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..trace import Trace
 from .runner_common import build_runner_trace, summary_trace
 from .source import Source
@@ -23,7 +23,7 @@ def _text(el: Any, tag: str) -> str:
 
 def load_pts(source: Source, **options: Any) -> list[Trace]:
     if options:
-        raise InputError(source.name, f"pts loader takes no options, got {sorted(options)}")
+        raise UsageError(f"{source.name}: pts loader takes no options, got {sorted(options)}")
     import defusedxml.ElementTree as DET
     from defusedxml import DefusedXmlException
     from xml.etree.ElementTree import ParseError

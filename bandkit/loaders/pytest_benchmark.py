@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InputError
+from ..errors import UsageError
 from ..trace import Trace
 from .runner_common import as_float, build_runner_trace, read_json, require, summary_trace
 from .source import Source
@@ -13,7 +13,7 @@ from .source import Source
 
 def load_pytest_benchmark(source: Source, **options: Any) -> list[Trace]:
     if options:
-        raise InputError(source.name, f"pytest-benchmark loader takes no options, got {sorted(options)}")
+        raise UsageError(f"{source.name}: pytest-benchmark loader takes no options, got {sorted(options)}")
     doc = read_json(source)
     benches = require(doc, "benchmarks", list, source)
     const: dict[str, Any] = {}

@@ -6,8 +6,6 @@ FORMATS maps a format name to ``"module:function"``; each loader takes a
 from __future__ import annotations
 
 import importlib
-import os
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import InputError, UsageError

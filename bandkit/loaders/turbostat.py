@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..trace import Trace
 from .runner_common import build_runner_trace
 from .source import Source
@@ -38,7 +38,7 @@ def _numeric(s: str) -> bool:
 def load_turbostat(source: Source, column: str | None = None, interval_s: float | None = None,
                    **options: Any) -> list[Trace]:
     if options:
-        raise InputError(source.name, f"turbostat loader: unknown options {sorted(options)}")
+        raise UsageError(f"{source.name}: turbostat loader: unknown options {sorted(options)}")
     header: list[str] | None = None
     intervals: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None

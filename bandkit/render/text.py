@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from typing import Callable
 
 SECTION_TEXT: dict[str, str] = {
@@ -107,4 +108,10 @@ def _wrap(line: str, width: int) -> str:
     import textwrap
 
     indent = len(line) - len(line.lstrip(" "))
-    return "\n".join(textwrap.wrap(line, width=width, subsequent_indent=" " * (indent + 2)))
+    # a number and its unit stay on one line ("72 %", "9.9 ms", "100 Hz")
+    glued = _NUMBER_UNIT.sub("\\1\u00a0\\2", line)
+    return "\n".join(w.replace("\u00a0", " ")
+                     for w in textwrap.wrap(glued, width=width, subsequent_indent=" " * (indent + 2)))
+
+
+_NUMBER_UNIT = re.compile(r"(\d) (%|[µmnk]?s\b|[kMG]?Hz\b|°C)")
