@@ -36,6 +36,15 @@ SERIES_SECTIONS: list[str] = ["bandkit.changepoints.section:section", "bandkit.b
 #: Cross-trace sections (top-level report fields).
 CROSS_SECTIONS: list[str] = ["bandkit.spectrum.interference:cross_section", "bandkit.postmortem:runner_summary"]
 
+#: What a cross section needs to have anything to say: (trace kind, minimum number of such traces).
+#: A section listed here is not even imported otherwise (an FTQ report does not pay for the runner
+#: post-mortem's imports). Sections not listed always run.
+#: (The interference section always runs: its ``"interference": null`` for a single rate is part of
+#: the JSON contract.)
+CROSS_SECTION_NEEDS: dict[str, tuple[str, int]] = {
+    "bandkit.postmortem:runner_summary": ("runner", 1),
+}
+
 _SECTIONS_BY_KIND = {"ftq": FTQ_SECTIONS, "runner": RUNNER_SECTIONS, "series": SERIES_SECTIONS}
 
 
@@ -198,6 +207,9 @@ def analyze(traces: Trace | Iterable[Trace], options: AnalysisOptions | None = N
     cross = []
     for spec in CROSS_SECTIONS:
         if _section_name(spec) in options.skip:
+            continue
+        need = CROSS_SECTION_NEEDS.get(spec)
+        if need and sum(t.kind == need[0] for t in traces) < need[1]:
             continue
         s = _resolve(spec)(reports, options)
         if s is not None:

@@ -72,14 +72,19 @@ def test_special_functions_equal_the_distributions_they_replace():
     np.testing.assert_allclose(special.kolmogorov(t), stats.kstwobign.sf(t), rtol=1e-10)
 
 
-def test_analysing_an_ftq_trace_does_not_import_scipy_signal_or_stats():
+def test_analysing_an_ftq_trace_does_not_import_scipy_signal_or_stats(tmp_path):
+    """Cold start: a report or a fleet worker on FTQ traces pays for none of these imports."""
     import subprocess
     import sys
 
+    from bandkit.synthetic.ftq import write_ftq
+
+    path = tmp_path / "t.dat"
+    write_ftq(path, 20_000, seed=1)
     code = ("import sys, bandkit\n"
-            "from bandkit.synthetic.ftq import generate_ftq\n"
             "import bandkit.fleet as F\n"
             "F._warm_up(None, F.DEFAULT_BINS)\n"
+            f"bandkit.report({str(path)!r}).to_json()\n"
             "print(sorted(m for m in ('scipy.signal', 'scipy.stats', 'sklearn') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out
