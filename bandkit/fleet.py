@@ -490,7 +490,7 @@ def _run_local(items, jobs: int, kwargs: dict, progress: Callable | None) -> lis
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
             results = ex.map(_call_summarize, [(x, kwargs) for x in items], chunksize=chunksize)
             if progress:
-                results = progress(results)
+                results = progress(_Sized(results, len(items)))
             return list(results)
     finally:
         for k, v in saved.items():
@@ -505,8 +505,26 @@ def _call_summarize(arg):
     return summarize_path(item, **kwargs)
 
 
+class _Sized:
+    """An iterator that knows its length, so a progress bar can show the total."""
+
+    def __init__(self, it, n: int):
+        self._it, self._n = it, n
+
+    def __iter__(self):
+        return iter(self._it)
+
+    def __len__(self) -> int:
+        return self._n
+
+
 def _run_dask(items, client, kwargs: dict, progress: Callable | None) -> list[list[dict]]:
     futures = client.map(summarize_path, list(items), pure=False, **kwargs)
+    if progress:  # advance as results arrive on the cluster; gather keeps the input order
+        from distributed import as_completed
+
+        for _ in progress(_Sized(as_completed(futures), len(futures))):
+            pass
     return client.gather(futures)
 
 

@@ -177,8 +177,15 @@ def test_rank_fleet_finds_the_misbehaving_nodes(local_report):
 
 
 def test_jobs_2_equals_jobs_1(fleet_dir, local_report):
-    rep2 = rank_fleet([fleet_dir], jobs=2)
+    sizes = []
+
+    def progress(it):
+        sizes.append(len(it))
+        return it
+
+    rep2 = rank_fleet([fleet_dir], jobs=2, progress=progress)
     assert rep2.to_dict() == local_report.to_dict()
+    assert sizes == [len(local_report.rows)]  # the progress bar knows the total
 
 
 def test_traces_and_paths_give_the_same_rows(fleet_dir, local_report):
@@ -194,7 +201,17 @@ def test_dask_local_cluster_equals_local_run(fleet_dir, local_report):
                                   dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
             rep = rank_fleet([fleet_dir], client=client)
-        rep_addr = rank_fleet([str(fleet_dir / "node*_0.dat")], scheduler=cluster.scheduler_address)
+        seen = []
+
+        def progress(it):  # what the CLI's progress bar receives: a sized iterable of results
+            seen.append(len(it))
+            for x in it:
+                seen.append(x)
+                yield x
+
+        rep_addr = rank_fleet([str(fleet_dir / "node*_0.dat")], scheduler=cluster.scheduler_address,
+                              progress=progress)
+    assert seen[0] == len(local_report.rows) and len(seen) == 1 + len(local_report.rows)
     assert rep.backend == "dask"
     assert rep.to_dict() == local_report.to_dict()
     assert rep_addr.to_dict() == local_report.to_dict()
