@@ -7,7 +7,6 @@ import numpy as np
 from scipy import ndimage, special
 
 from ..peaks1d import local_maxima
-
 from .aliasing import alias_of
 from .psd import Spectrum, false_alarm_snr
 
@@ -66,7 +65,7 @@ def find_peaks(spec: Spectrum, *, min_snr_db: float = 8.0, p_false: float = 0.01
     ratio = psd / floor
     thr = max(10 ** (min_snr_db / 10), false_alarm_snr(spec.dof, len(psd), p_false))
     f_min = 2.5 * spec.resolution_hz if f_min is None else f_min
-    idx = local_maxima(ratio, height=thr)
+    idx = local_maxima(ratio, height=thr)  # (distinct local maxima are >= 2 bins apart)
     idx = idx[(freqs[idx] >= f_min) & (idx < len(psd) - 1)]
     if len(idx) > max_peaks:
         idx = np.sort(idx[np.argsort(ratio[idx])[::-1][:max_peaks]])
