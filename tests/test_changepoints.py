@@ -45,6 +45,22 @@ def brute_force(y, pen, m):
 
 # ---------------------------------------------------------------- exact search
 
+@pytest.mark.parametrize("offset", [0.0, 1e3, -1e4])
+@pytest.mark.parametrize("m", [1, 2, 5])
+def test_fpop_on_constant_and_offset_data(offset, m):
+    """Regressions: exactly constant runs (the earlier kernel put a change at every value) and
+    data far from zero (it lost ~1e-7 relative precision)."""
+    y = np.full(60, 3.0) + offset
+    cps, st = fpop(y, 5.0, m, return_stats=True)
+    assert cps.size == 0 and st["cost"] == pytest.approx(0.0, abs=1e-9)
+    rng = np.random.default_rng(3)
+    y = np.r_[np.zeros(40), np.full(35, 2.0), np.zeros(45)] + rng.normal(0, 0.5, 120) + offset
+    cb, Fb = brute_force(y - y.mean(), 4.0, m)  # the cost does not change with a shift; centred = exact
+    cf, st = fpop(y, 4.0, m, return_stats=True)
+    assert st["cost"] == pytest.approx(Fb, rel=1e-9, abs=1e-9)
+    assert list(cf) == list(cb) and list(pelt(y, 4.0, m)) == list(cb)
+
+
 def test_fpop_and_pelt_match_brute_force_on_random_problems():
     rng = np.random.default_rng(42)
     checked = 0

@@ -6,14 +6,21 @@ subject to every segment holding at least ``min_size`` values, and return the sa
 
 ``fpop`` is functional pruning optimal partitioning (Maidstone, Hocking, Rigaill & Fearnhead
 2017): the optimal cost as a function of the last segment's mean, Q_t(mu), is kept as a sorted
-list of quadratic pieces; each step adds the new value to every piece and takes the minimum with
-the quadratic of a segment starting ``min_size`` values back, which cuts pieces at the roots of a
+list of pieces, each owned by one candidate last change; each step takes the minimum with the
+quadratic of a segment starting ``min_size`` values back, which cuts pieces at the roots of a
 convex quadratic. Pieces no longer optimal anywhere disappear, so the work per value stays a
 handful of pieces even when segments are millions of values long, where PELT's inequality
 pruning keeps every candidate and becomes quadratic. Taking the minimum with a segment that
 starts ``min_size`` values back (instead of a constant) makes the minimum segment length exact,
-which the usual FPOP formulation does not offer. Written here rather than taken from skchange
-(whose FPOP has no minimum segment length); the speed of the two is compared in
+which the usual FPOP formulation does not offer.
+
+Implementation (see ``_fpop_l2``): pieces are stored lazily through prefix sums of the centred
+data, so adding a value touches no piece; the part of a piece's quadratic that is common to all
+pieces cancels from every comparison, so each breakpoint carries a time-invariant value and one
+pass over the pieces tells which ones the new candidate leaves whole (usually one contiguous
+block that stays in place; only its two end pieces are cut). The same pass takes F(t) as the
+smallest vertex value over the pieces. Written here rather than taken from skchange (whose FPOP
+has no minimum segment length); the speed of the two is compared in
 ``benchmarks/changepoints_speed.py`` (results in benchmarks/RESULTS_changepoints.md).
 
 ``pelt`` (Killick, Fearnhead & Eckley 2012) is kept as a reference and for the benchmarks.
@@ -26,126 +33,304 @@ from numba import njit
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _fpop_l2(y, penalty, min_size):
-    """Functional pruning with pieces: Q_t(mu) = min over eligible last changes tau of
-    F(tau) + penalty + sum_{tau<i<=t} (y_i - mu)^2, stored as quadratics A mu^2 + B mu + C on
-    sorted intervals of mu (A = t - tau identifies the last change). Recurrence:
-    Q_t = min(Q_{t-1} + (y_t - mu)^2, q_t) with q_t the quadratic of a segment starting at
-    t - min_size (the newest eligible last change), so a minimum segment length is exact.
-    Pieces live in one (2, cap, 5) buffer (lo, hi, A, B, C), read from one half and written
-    to the other, so no array references are swapped in the hot loop."""
+    """Functional pruning. Q_t(mu) = min over eligible last changes tau of F(tau) + penalty +
+    sum_{tau<i<=t} (y_i - mu)^2 is kept as pieces (intervals of mu, each owned by one tau).
+    Recurrence: Q_t = min(Q_{t-1} + (y_t - mu)^2, q_t) with q_t the quadratic of a segment
+    starting at tn = t - min_size (the newest eligible last change), so the minimum segment
+    length is exact.
+
+    Lazy representation: with prefix sums S1, S2 (of y centred on its mean, for precision) and
+    K(tau) = F(tau) + penalty - S2(tau), the quadratic of tau at time t is
+    G_tau(mu) + S2(t) - 2 mu S1(t) + t mu^2 with G_tau(mu) = K(tau) + 2 mu S1(tau) - tau mu^2.
+    The part in brackets is common to all pieces, so comparisons between pieces use G only and
+    never change with t: a piece stores just its tau, the breakpoints between pieces and the
+    (time-invariant) value of G at every breakpoint; nothing is updated when a point is added.
+
+    Adding candidate tn: a piece whose both ends are below G_tn stays whole (a convex difference,
+    negative at both ends); usually those form one contiguous block that stays in place in the
+    buffer, and only the piece at each end of the block is cut at a root and the outer pieces
+    replaced by tn. Anything else goes through the general piece-by-piece merge.
+
+    F(t) = smallest vertex value over the pieces before pruning and tn: every candidate's
+    quadratic is >= Q_t and has its vertex (a segment mean) in [min y, max y], so any superset
+    of the surviving candidates gives the same minimum."""
     n = y.shape[0]
     ms = min_size
-    nA = float(ms)
-    lo0 = y.min()
-    hi0 = y.max()
-    F = np.full(n + 1, np.inf)
-    F[0] = -penalty
+    shift = 0.0
+    for i in range(n):
+        shift += y[i]
+    shift /= n
+    S1 = np.empty(n + 1)
+    S1[0] = 0.0
+    acc = 0.0
+    lo0 = np.inf
+    hi0 = -np.inf
+    for i in range(n):
+        v = y[i] - shift
+        acc += v
+        S1[i + 1] = acc
+        if v < lo0:
+            lo0 = v
+        if v > hi0:
+            hi0 = v
+    K = np.empty(n + 1)  # F(tau) + penalty - S2(tau); inf where no segmentation exists
+    K[0] = 0.0
     last = np.zeros(n + 1, dtype=np.int64)
-    cap = 64
-    P = np.empty((2, cap, 5))
-    s = 0  # half holding the current pieces
+    # pieces s .. s+npc-1 of a buffer with free room on both sides: piece k spans
+    # br[k] .. br[k+1], is owned by tau_[k]; V[k] = G of the function at br[k]
+    cap = 256
+    br = np.empty(cap + 1)
+    V = np.empty(cap + 1)
+    tau_ = np.empty(cap, dtype=np.int64)
+    tbr = np.empty(cap + 1)  # scratch for the general merge
+    tV = np.empty(cap + 1)
+    ttau = np.empty(cap, dtype=np.int64)
+    s = 0
     npc = 0
     total_pieces = 0
+    S2 = 0.0
+    Fn = np.inf
+    tk = 0
     for t in range(1, n + 1):
-        yt = y[t - 1]
-        y2 = yt * yt
+        v = y[t - 1] - shift
+        S2 += v * v
+        S1t = S1[t]
         tn = t - ms
         best = np.inf
-        barg = 0.0
-        if tn < 0 or F[tn] == np.inf:
-            # no new eligible last change: only add the point
-            for k in range(npc):
-                a = P[s, k, 2] + 1.0
-                b = P[s, k, 3] - 2.0 * yt
-                c = P[s, k, 4] + y2
-                P[s, k, 2] = a
-                P[s, k, 3] = b
-                P[s, k, 4] = c
-                val = c - b * b / (4.0 * a)
-                if val < best:
-                    best = val
-                    barg = a
-        else:
-            if ms == 1:
-                w1 = yt
-                w2 = y2
+        barg = -1
+        if tn >= 0 and K[tn] < np.inf:
+            Kn = K[tn]
+            S1n = S1[tn]
+            ftn = float(tn)
+            two_s = 2.0 * S1n  # G_tn(x) = Kn + x * (two_s - ftn * x)
+            if npc == 0:
+                s = cap // 2
+                br[s] = lo0
+                br[s + 1] = hi0
+                V[s] = Kn + lo0 * (two_s - ftn * lo0)
+                V[s + 1] = Kn + hi0 * (two_s - ftn * hi0)
+                tau_[s] = tn
+                npc = 1
             else:
-                w1 = 0.0
-                w2 = 0.0
-                for i in range(tn, t):
-                    w1 += y[i]
-                    w2 += y[i] * y[i]
-            nB = -2.0 * w1
-            nC = F[tn] + penalty + w2
-            if 2 * npc + 2 >= cap:
-                cap = 2 * (2 * npc + 2)
-                P2 = np.empty((2, cap, 5))
-                P2[s, :npc] = P[s, :npc]
-                P = P2
-            d = 1 - s
-            # Q_t = min(old pieces + point, new quadratic). Old piece k keeps the part of its
-            # interval where it is below the new quadratic (between the roots of their
-            # difference, a convex quadratic); the gaps between kept parts go to the new one.
-            nq = 0
-            gap = lo0  # start of the current run owned by the new quadratic
-            for k in range(npc):
-                A = P[s, k, 2] + 1.0
-                B = P[s, k, 3] - 2.0 * yt
-                C = P[s, k, 4] + y2
-                a = A - nA  # > 0: older segments hold more points
-                b = B - nB
-                c = C - nC
-                disc = b * b - 4.0 * a * c
-                if disc <= 0.0:
-                    continue
-                sq = np.sqrt(disc)
-                r1 = (-b - sq) / (2.0 * a)
-                r2 = (-b + sq) / (2.0 * a)
-                plo = P[s, k, 0]
-                phi = P[s, k, 1]
-                lo = plo if plo > r1 else r1
-                hi = phi if phi < r2 else r2
-                if lo >= hi:
-                    continue
-                if gap < lo:
-                    P[d, nq, 0] = gap
-                    P[d, nq, 1] = lo
-                    P[d, nq, 2] = nA
-                    P[d, nq, 3] = nB
-                    P[d, nq, 4] = nC
-                    nq += 1
-                P[d, nq, 0] = lo
-                P[d, nq, 1] = hi
-                P[d, nq, 2] = A
-                P[d, nq, 3] = B
-                P[d, nq, 4] = C
-                nq += 1
-                gap = hi
-                val = C - B * B / (4.0 * A)
-                if val < best:
-                    best = val
-                    barg = A
-            if gap < hi0 or nq == 0:
-                P[d, nq, 0] = gap
-                P[d, nq, 1] = hi0
-                P[d, nq, 2] = nA
-                P[d, nq, 3] = nB
-                P[d, nq, 4] = nC
-                nq += 1
-            # unconstrained minima suffice: every quadratic is >= Q_t and its vertex (a segment
-            # mean) lies in [min y, max y], so the smallest vertex value is F(t)
-            val = nC - nB * nB / (4.0 * nA)
+                if 2 * npc + 4 > cap // 2:
+                    ncap = 4 * (2 * npc + 4)
+                    nbr = np.empty(ncap + 1)
+                    nV = np.empty(ncap + 1)
+                    ntau = np.empty(ncap, dtype=np.int64)
+                    ns = (ncap - npc) // 2
+                    nbr[ns:ns + npc + 1] = br[s:s + npc + 1]
+                    nV[ns:ns + npc + 1] = V[s:s + npc + 1]
+                    ntau[ns:ns + npc] = tau_[s:s + npc]
+                    br = nbr
+                    V = nV
+                    tau_ = ntau
+                    s = ns
+                    cap = ncap
+                    tbr = np.empty(cap + 1)
+                    tV = np.empty(cap + 1)
+                    ttau = np.empty(cap, dtype=np.int64)
+                # one pass: sign of (current function - candidate) at every breakpoint (first and
+                # last negative one, how many), whether a piece with both ends above the
+                # candidate dips below it inside, and the vertex values for F(t)
+                x = br[s]
+                dprev = V[s] - (Kn + x * (two_s - ftn * x))
+                nneg = 1 if dprev < 0.0 else 0
+                jl = 0 if dprev < 0.0 else npc + 1
+                jr = 0 if dprev < 0.0 else -1
+                dip = False
+                for k in range(npc):
+                    tk = tau_[s + k]
+                    Sk = S1[tk]
+                    Kk = K[tk]
+                    D = S1t - Sk
+                    val = Kk - D * D / (t - tk)
+                    if val < best:
+                        best = val
+                        barg = tk
+                    lo = x
+                    x = br[s + k + 1]
+                    dj = V[s + k + 1] - (Kn + x * (two_s - ftn * x))
+                    neg = dj < 0.0
+                    nneg += neg
+                    jr = k + 1 if neg else jr
+                    jl = k + 1 if (neg and jl > npc) else jl
+                    a = ftn - tk  # difference G_tk - G_tn = a x^2 - 2 d x + c, a > 0
+                    d = S1n - Sk
+                    dip |= (dprev >= 0.0) & (dj >= 0.0) & (lo * a < d) & (d < x * a) & (d * d > a * (Kk - Kn))
+                    dprev = dj
+                if nneg > 0 and not dip and nneg == jr - jl + 1:
+                    # breakpoints jl..jr (pieces jl..jr-1) stay as they are
+                    L = 0  # pieces written left of the block: [tn], [cut piece jl-1]
+                    r1 = lo0
+                    if jl > 0:
+                        tk = tau_[s + jl - 1]
+                        a = ftn - tk
+                        d = S1n - S1[tk]
+                        disc = d * d - a * (K[tk] - Kn)
+                        r1 = (d - np.sqrt(disc if disc > 0.0 else 0.0)) / a
+                        if r1 < br[s + jl - 1]:
+                            r1 = br[s + jl - 1]
+                        if r1 < br[s + jl]:
+                            L = 2 if lo0 < r1 else 1
+                        else:  # the cut piece vanished
+                            r1 = br[s + jl]
+                            L = 1
+                    R = 0  # pieces written right of the block: [cut piece jr], [tn]
+                    r2 = hi0
+                    tr = 0
+                    if jr < npc:
+                        tr = tau_[s + jr]
+                        a = ftn - tr
+                        d = S1n - S1[tr]
+                        disc = d * d - a * (K[tr] - Kn)
+                        r2 = (d + np.sqrt(disc if disc > 0.0 else 0.0)) / a
+                        if r2 > br[s + jr + 1]:
+                            r2 = br[s + jr + 1]
+                        if r2 > br[s + jr]:
+                            R = 2 if r2 < hi0 else 1
+                        else:
+                            r2 = br[s + jr]
+                            R = 1
+                    ns = s + jl - L
+                    ne = s + jr + R  # last breakpoint
+                    if ns < 0 or ne > cap:
+                        # move the kept block to the middle of the buffer
+                        nm = jr - jl + 1
+                        ns2 = (cap - (nm + 4)) // 2 + 2
+                        if ns2 < s + jl:
+                            for j in range(nm):
+                                br[ns2 + j] = br[s + jl + j]
+                                V[ns2 + j] = V[s + jl + j]
+                                if j < nm - 1:
+                                    tau_[ns2 + j] = tau_[s + jl + j]
+                        elif ns2 > s + jl:
+                            for j in range(nm - 1, -1, -1):
+                                br[ns2 + j] = br[s + jl + j]
+                                V[ns2 + j] = V[s + jl + j]
+                                if j < nm - 1:
+                                    tau_[ns2 + j] = tau_[s + jl + j]
+                        s = ns2 - jl
+                        ns = s + jl - L
+                        ne = s + jr + R
+                    if L == 2:
+                        br[ns] = lo0
+                        V[ns] = Kn + lo0 * (two_s - ftn * lo0)
+                        tau_[ns] = tn
+                        br[ns + 1] = r1
+                        V[ns + 1] = Kn + r1 * (two_s - ftn * r1)
+                        tau_[ns + 1] = tk
+                    elif L == 1:  # the cut piece starts at lo0, or vanished and tn takes its place
+                        br[ns] = lo0
+                        V[ns] = Kn + lo0 * (two_s - ftn * lo0)
+                        tau_[ns] = tn if r1 >= br[s + jl] else tk
+                    if R == 2:
+                        b1 = s + jr
+                        tau_[b1] = tr
+                        br[b1 + 1] = r2
+                        V[b1 + 1] = Kn + r2 * (two_s - ftn * r2)
+                        tau_[b1 + 1] = tn
+                        br[b1 + 2] = hi0
+                        V[b1 + 2] = Kn + hi0 * (two_s - ftn * hi0)
+                    elif R == 1:
+                        b1 = s + jr
+                        tau_[b1] = tn if r2 <= br[s + jr] else tr
+                        br[b1 + 1] = hi0
+                        V[b1 + 1] = Kn + hi0 * (two_s - ftn * hi0)
+                    s = ns
+                    npc = ne - ns
+                else:
+                    # general merge, piece by piece: piece k keeps the part of its interval
+                    # where it is below the candidate (between the roots of the difference);
+                    # the gaps between kept parts go to the candidate
+                    nq = 0
+                    gap = lo0
+                    for k in range(npc):
+                        tk = tau_[s + k]
+                        a = ftn - tk
+                        d = S1n - S1[tk]
+                        c = K[tk] - Kn
+                        lo = br[s + k]
+                        hi = br[s + k + 1]
+                        gl = (a * lo - 2.0 * d) * lo + c
+                        gh = (a * hi - 2.0 * d) * hi + c
+                        if gl < 0.0:
+                            if gh >= 0.0:
+                                disc = d * d - a * c
+                                r = (d + np.sqrt(disc if disc > 0.0 else 0.0)) / a
+                                if r < hi:
+                                    hi = r
+                                if lo >= hi:
+                                    continue
+                        elif gh < 0.0:
+                            disc = d * d - a * c
+                            r = (d - np.sqrt(disc if disc > 0.0 else 0.0)) / a
+                            if r > lo:
+                                lo = r
+                            if lo >= hi:
+                                continue
+                        else:
+                            if not (lo * a < d and d < hi * a):
+                                continue
+                            disc = d * d - a * c
+                            if disc <= 0.0:
+                                continue
+                            sq = np.sqrt(disc)
+                            ra = (d - sq) / a
+                            rb = (d + sq) / a
+                            if ra > lo:
+                                lo = ra
+                            if rb < hi:
+                                hi = rb
+                            if lo >= hi:
+                                continue
+                        if gap < lo:
+                            tbr[nq] = gap
+                            tV[nq] = Kn + gap * (two_s - ftn * gap)
+                            ttau[nq] = tn
+                            nq += 1
+                        tbr[nq] = lo
+                        tV[nq] = Kn + lo * (two_s - ftn * lo) if lo != br[s + k] else V[s + k]
+                        ttau[nq] = tk
+                        nq += 1
+                        gap = hi
+                        tbr[nq] = hi
+                        tV[nq] = Kn + hi * (two_s - ftn * hi) if hi != br[s + k + 1] else V[s + k + 1]
+                    if gap < hi0 or nq == 0:
+                        tbr[nq] = gap
+                        tV[nq] = Kn + gap * (two_s - ftn * gap)
+                        ttau[nq] = tn
+                        nq += 1
+                        tbr[nq] = hi0
+                        tV[nq] = Kn + hi0 * (two_s - ftn * hi0)
+                    s = (cap - nq) // 2
+                    for j in range(nq):
+                        br[s + j] = tbr[j]
+                        V[s + j] = tV[j]
+                        tau_[s + j] = ttau[j]
+                    br[s + nq] = tbr[nq]
+                    V[s + nq] = tV[nq]
+                    npc = nq
+            total_pieces += npc
+            D = S1t - S1n
+            val = Kn - D * D / ms
             if val < best:
                 best = val
-                barg = nA
-            s = d
-            npc = nq
-            total_pieces += npc
+                barg = tn
+        else:
+            for k in range(s, s + npc):
+                tk = tau_[k]
+                D = S1t - S1[tk]
+                val = K[tk] - D * D / (t - tk)
+                if val < best:
+                    best = val
+                    barg = tk
         if npc == 0:
+            K[t] = np.inf
             continue
-        F[t] = best
-        last[t] = t - int(barg + 0.5)
-    return last, F[n], total_pieces
+        K[t] = best + penalty
+        last[t] = barg
+        Fn = best + S2
+    return last, Fn, total_pieces
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
