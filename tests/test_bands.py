@@ -250,3 +250,18 @@ def test_dwell_helpers():
     assert list(ep.band) == [0, 1, 0] and list(ep.samples) == [4, 2, 2]
     assert list(ep.duration_s) == [2.0, 1.0, 1.0]
     assert transition_counts(ep.band, 2).tolist() == [[0, 1], [1, 0]]
+
+
+def test_band_overlap_warns_when_labels_cannot_be_trusted():
+    """Well-separated bands: overlap ~0; bands within a couple of spreads: a few per cent, and the
+    text report says dwell times are lower bounds."""
+    from bandkit.bands.detector import band_overlap
+    from bandkit.render.text_bands import OVERLAP_NOTE
+
+    far = band_overlap([780.0, 4174.0], [20.0, 30.0], [700.0, 3000.0], [900.0, 4300.0])
+    assert far[0] < 1e-12 and far[1] < 1e-12
+    near = band_overlap([1269.0, 1334.0], [32.6, 5.93], [1105.0, 1321.0], [1320.0, 1339.0])
+    assert near[0] == pytest.approx(0.0572, abs=0.001) and near[0] > OVERLAP_NOTE > near[1]
+    assert band_overlap([5.0], [1.0], [4.0], [6.0]) == [None]
+    three = band_overlap([0.0, 10.0, 20.0], [2.0, 2.0, 2.0], [-5.0, 5.0, 15.0], [5.0, 15.0, 25.0])
+    assert three[1] == pytest.approx(2 * three[0], rel=1e-9)  # the middle band has two neighbours

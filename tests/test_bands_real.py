@@ -93,6 +93,10 @@ def test_report_section_json_and_text(quiet10k):
     text = rep.to_text()
     assert "bands (2, of" in text and "2 bands: 1,334" in text
     assert max(len(l) for l in text.splitlines()) <= 100
+    # the 1269 band (robust sd 33) reaches into the 1334 band's range: dwell times are flagged
+    low = min(entry["bands"], key=lambda b: b["level"])
+    assert 0.03 < low["overlap"] < 0.1
+    assert "dwell times are lower bounds" in " ".join(text.split())
 
 
 def test_plots_return_axes(quiet10k):

@@ -453,6 +453,7 @@ class BandDetector:
         n_an = int(ok.sum())
         if ep.duration_s is not None:
             tot_t = float(ep.duration_s.sum())
+        overlap = band_overlap(levels, spreads, los, his)
         bands = []
         for b in range(kb):
             sel = ep.band == b
@@ -465,7 +466,8 @@ class BandDetector:
                 hi=float(his[b]), count=int(counts[b]), share=float(counts[b]) / max(n_an, 1),
                 share_time=share_t, episodes=int(sel.sum()), dwell_median_s=ds[0],
                 dwell_p95_s=ds[1], dwell_max_s=ds[2], dwell_median_samples=dn[0],
-                dwell_p95_samples=dn[1], dwell_max_samples=None if dn[2] is None else int(dn[2])))
+                dwell_p95_samples=dn[1], dwell_max_samples=None if dn[2] is None else int(dn[2]),
+                overlap=overlap[b]))
         trans = dw.transition_counts(ep.band, kb)
         best = kb - 1 if self.higher_is_better else 0
         where = np.flatnonzero(ok)
@@ -499,3 +501,22 @@ class BandDetector:
         for b in self.result_.bands:
             out[(v >= b.lo) & (v <= b.hi)] = b.index
         return out
+
+
+def band_overlap(levels, spreads, los, his) -> list[float | None]:
+    """Per band, the share of a Gaussian (``level``, ``spread``) beyond the boundaries with its
+    neighbours (half-way between one band's ``hi`` and the next one's ``lo``); None for one band."""
+    k = len(levels)
+    if k < 2:
+        return [None] * k
+    bounds = [0.5 * (float(his[b]) + float(los[b + 1])) for b in range(k - 1)]
+    out = []
+    for b in range(k):
+        sd = max(float(spreads[b]), 1e-300)
+        p = 0.0
+        if b > 0:
+            p += 0.5 * math.erfc((float(levels[b]) - bounds[b - 1]) / (sd * math.sqrt(2.0)))
+        if b < k - 1:
+            p += 0.5 * math.erfc((bounds[b] - float(levels[b])) / (sd * math.sqrt(2.0)))
+        out.append(min(p, 1.0))
+    return out

@@ -33,6 +33,9 @@ class Band:
     robust sd = 1.4826 x MAD of the band's samples; [lo, hi] the value range that is assigned to
     it); ``share`` of analysed samples; ``share_time`` of the time covered by episodes;
     dwell statistics over the band's episodes, in seconds (None without times) and samples.
+    ``overlap``: estimated share of this band's samples that fall in a neighbour band's range
+    (Gaussian at ``level`` with sd ``spread``, boundaries half-way between adjacent ranges). Above
+    a few per cent, labels flip on noise and the dwell times are lower bounds.
     """
 
     index: int
@@ -50,6 +53,7 @@ class Band:
     dwell_median_samples: float | None
     dwell_p95_samples: float | None
     dwell_max_samples: int | None
+    overlap: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +72,7 @@ class Band:
             "dwell_median_samples": _num(self.dwell_median_samples),
             "dwell_p95_samples": _num(self.dwell_p95_samples),
             "dwell_max_samples": _num(self.dwell_max_samples),
+            "overlap": _num(self.overlap),
         }
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from .html import esc, figure_html, new_figure, plots_enabled, table_html
 from .textutil import fmt_num, fmt_pct, fmt_time
+from .text_bands import OVERLAP_NOTE
 
 _BLUE, _RED, _GREY = "#1f77b4", "#d62728", "#8c959f"
 
@@ -143,16 +144,22 @@ def bands_html(section, tr) -> str:
                      fmt_time(b.get("dwell_median_s")) if b.get("dwell_median_s") is not None else
                      fmt_num(b.get("dwell_median_samples")),
                      fmt_time(b.get("dwell_max_s")) if b.get("dwell_max_s") is not None else
-                     fmt_num(b.get("dwell_max_samples"))])
+                     fmt_num(b.get("dwell_max_samples")),
+                     fmt_pct(b.get("overlap"))])
     if rows:
         out.append(table_html(rows, header=["band", "level", "spread (robust sd)", "share of samples",
-                                            "share of time", "episodes", "median dwell", "longest dwell"]))
+                                            "share of time", "episodes", "median dwell", "longest dwell",
+                                            "overlap with neighbours"]))
     else:
         out.append("<p>No band found.</p>")
     inter = f.get("intermediate") or {}
     notes = []
     if inter.get("count"):
         notes.append(f"{inter['count']:,} samples between bands ({fmt_pct(inter.get('share'))})")
+    worst = max((b.get("overlap") or 0.0 for b in f.get("bands") or []), default=0.0)
+    if worst >= OVERLAP_NOTE:
+        notes.append(f"bands overlap (up to {fmt_pct(worst)} of a band's samples in a neighbour's range): "
+                     "labels flip on noise, dwell times are lower bounds")
     if f.get("degraded_episodes_total"):
         dt = an.get("degraded_time_s")
         notes.append(f"{f['degraded_episodes_total']:,} degraded episodes"

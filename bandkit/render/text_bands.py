@@ -6,6 +6,10 @@ from typing import Any
 from .textutil import fmt_num, fmt_pct, fmt_time, table
 
 
+#: Per-band overlap (share of its samples expected in a neighbour's range) above which the text warns.
+OVERLAP_NOTE = 0.02
+
+
 def _dwell(b: dict[str, Any]) -> str:
     if b.get("dwell_median_s") is not None:
         return f"{fmt_time(b['dwell_median_s'])} / {fmt_time(b['dwell_p95_s'])} / {fmt_time(b['dwell_max_s'])}"
@@ -29,6 +33,11 @@ def render(section) -> list[str]:
     out = [f"  bands ({len(bands)}, of {info.get('n_analysed', 0):,} {what}):"]
     out += ["    " + line for line in table(
         rows, header=["level", "spread", "share", "time", "episodes", "dwell median / p95 / max"])]
+    over = [b for b in bands if (b.get("overlap") or 0.0) >= OVERLAP_NOTE]
+    if over:
+        worst = max(over, key=lambda b: b["overlap"])
+        out.append(f"    bands overlap: ~{fmt_pct(worst['overlap'])} of the {fmt_num(worst['level'])} band's samples "
+                   "fall in a neighbour's range, so labels flip on noise and dwell times are lower bounds")
     extra = []
     inter = f.get("intermediate") or {}
     if inter.get("count"):
