@@ -14,9 +14,9 @@ import itertools
 import math
 from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..trace import Trace
-from .runner_common import build_runner_trace, read_json, summary_trace
+from .runner_common import build_runner_trace, read_json, reject_options, summary_trace
 from .source import Source
 
 
@@ -27,8 +27,7 @@ def _num(v: Any) -> float:
 
 
 def load_asv(source: Source, **options: Any) -> list[Trace]:
-    if options:
-        raise UsageError(f"{source.name}: asv loader takes no options, got {sorted(options)}")
+    reject_options(source, "asv", options)
     doc = read_json(source)
     if not isinstance(doc, dict):
         raise InputError(source.name, "asv result must be an object")

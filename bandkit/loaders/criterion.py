@@ -12,9 +12,9 @@ import io
 import json
 from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..trace import Trace
-from .runner_common import TIME_UNITS_S, as_float, build_runner_trace, read_json, require
+from .runner_common import TIME_UNITS_S, as_float, build_runner_trace, read_json, reject_options, require
 from .source import Source
 
 
@@ -36,8 +36,7 @@ def _name_from_sibling(source: Source, stem: str) -> str | None:
 
 
 def load_criterion(source: Source, **options: Any) -> list[Trace]:
-    if options:
-        raise UsageError(f"{source.name}: criterion loader takes no options, got {sorted(options)}")
+    reject_options(source, "criterion", options)
     head = source.head(200).lstrip()
     if head.startswith(b"group,function"):
         return _load_raw_csv(source)

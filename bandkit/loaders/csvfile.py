@@ -15,16 +15,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..trace import Trace
-from .runner_common import build_runner_trace
+from .runner_common import build_runner_trace, reject_options
 from .source import Source
 
 
 def load_csv(source: Source, value: str | None = None, name: str | None = None, unit: str = "",
              **options: Any) -> list[Trace]:
-    if options:
-        raise UsageError(f"{source.name}: csv loader: unknown options {sorted(options)}")
+    reject_options(source, "csv", options)
     text = source.read_text()
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:

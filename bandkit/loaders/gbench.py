@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..trace import Trace
-from .runner_common import as_float, build_runner_trace, read_json, require, summary_trace
+from .runner_common import as_float, build_runner_trace, read_json, reject_options, require, summary_trace
 from .source import Source
 
 _SKIP = {"name", "run_name", "run_type", "family_index", "per_family_instance_index", "repetitions",
@@ -22,8 +22,7 @@ _SKIP = {"name", "run_name", "run_type", "family_index", "per_family_instance_in
 
 
 def load_gbench(source: Source, value: str = "real_time", **options: Any) -> list[Trace]:
-    if options:
-        raise UsageError(f"{source.name}: gbench loader: unknown options {sorted(options)}")
+    reject_options(source, "gbench", options)
     if value not in ("real_time", "cpu_time"):
         raise InputError(source.name, f"value must be 'real_time' or 'cpu_time', got {value!r}")
     doc = read_json(source)

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..trace import Trace
-from .runner_common import as_float, build_runner_trace, read_json, require, summary_trace
+from .runner_common import as_float, build_runner_trace, read_json, reject_options, require, summary_trace
 from .source import Source
 
 
 def load_hyperfine(source: Source, **options: Any) -> list[Trace]:
-    if options:
-        raise UsageError(f"{source.name}: hyperfine loader takes no options, got {sorted(options)}")
+    reject_options(source, "hyperfine", options)
     doc = read_json(source)
     results = require(doc, "results", list, source)
     traces = []

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..trace import Trace
-from .runner_common import build_runner_trace, summary_trace
+from .runner_common import build_runner_trace, reject_options, summary_trace
 from .source import Source
 
 
@@ -22,8 +22,7 @@ def _text(el: Any, tag: str) -> str:
 
 
 def load_pts(source: Source, **options: Any) -> list[Trace]:
-    if options:
-        raise UsageError(f"{source.name}: pts loader takes no options, got {sorted(options)}")
+    reject_options(source, "pts", options)
     import defusedxml.ElementTree as DET
     from defusedxml import DefusedXmlException
     from xml.etree.ElementTree import ParseError

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..trace import Trace
-from .runner_common import as_float, as_floats, build_runner_trace, read_json, require
+from .runner_common import as_float, as_floats, build_runner_trace, read_json, reject_options, require
 from .source import Source
 
 _UNITS = {"second": "s", "byte": "B", "integer": ""}
@@ -21,8 +21,7 @@ _UNITS = {"second": "s", "byte": "B", "integer": ""}
 
 def load_pyperf(source: Source, **options: Any) -> list[Trace]:
     """Load a pyperf / perf JSON result file (``.json`` or ``.json.gz``)."""
-    if options:
-        raise UsageError(f"{source.name}: pyperf loader takes no options, got {sorted(options)}")
+    reject_options(source, "pyperf", options)
     doc = read_json(source)
     if not isinstance(doc, dict):
         raise InputError(source.name, "pyperf JSON must be an object")

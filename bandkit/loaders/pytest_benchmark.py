@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import UsageError
 from ..trace import Trace
-from .runner_common import as_float, build_runner_trace, read_json, require, summary_trace
+from .runner_common import as_float, build_runner_trace, read_json, reject_options, require, summary_trace
 from .source import Source
 
 
 def load_pytest_benchmark(source: Source, **options: Any) -> list[Trace]:
-    if options:
-        raise UsageError(f"{source.name}: pytest-benchmark loader takes no options, got {sorted(options)}")
+    reject_options(source, "pytest-benchmark", options)
     doc = read_json(source)
     benches = require(doc, "benchmarks", list, source)
     const: dict[str, Any] = {}

@@ -18,12 +18,18 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..metadata import parse_run_metadata
 from ..trace import Trace, TraceMeta
 from .source import Source
 
 _BARE_NONFINITE = re.compile(rb'(?<=[\[,:\s])(-?)(inf(?:inity)?|nan)(?=[\s,\]}])', re.IGNORECASE)
+
+
+def reject_options(source: Source, loader: str, options: Mapping[str, Any]) -> None:
+    """Options a runner loader does not take are the caller's mistake: a UsageError naming the file."""
+    if options:
+        raise UsageError(f"{source.name}: {loader} loader: unknown options {sorted(options)}")
 
 
 def read_json(source: Source) -> Any:

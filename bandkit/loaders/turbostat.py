@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..trace import Trace
-from .runner_common import build_runner_trace
+from .runner_common import build_runner_trace, reject_options
 from .source import Source
 
 _TOPO = ("Package", "Die", "Node", "Core", "CPU")
@@ -37,8 +37,7 @@ def _numeric(s: str) -> bool:
 
 def load_turbostat(source: Source, column: str | None = None, interval_s: float | None = None,
                    **options: Any) -> list[Trace]:
-    if options:
-        raise UsageError(f"{source.name}: turbostat loader: unknown options {sorted(options)}")
+    reject_options(source, "turbostat", options)
     header: list[str] | None = None
     intervals: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
