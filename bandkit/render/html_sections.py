@@ -12,7 +12,7 @@ import numpy as np
 
 from .html import esc, figure_html, new_figure, plots_enabled, table_html
 from .textutil import fmt_num, fmt_pct, fmt_time
-from .text_bands import OVERLAP_NOTE
+from .text_bands import overlapping_band
 
 _BLUE, _RED, _GREY = "#1f77b4", "#d62728", "#8c959f"
 
@@ -156,9 +156,9 @@ def bands_html(section, tr) -> str:
     notes = []
     if inter.get("count"):
         notes.append(f"{inter['count']:,} samples between bands ({fmt_pct(inter.get('share'))})")
-    worst = max((b.get("overlap") or 0.0 for b in f.get("bands") or []), default=0.0)
-    if worst >= OVERLAP_NOTE:
-        notes.append(f"bands overlap (up to {fmt_pct(worst)} of a band's samples in a neighbour's range): "
+    worst = overlapping_band(f.get("bands") or [])
+    if worst is not None:
+        notes.append(f"bands overlap (up to {fmt_pct(worst['overlap'])} of a band's samples in a neighbour's range): "
                      "labels flip on noise, dwell times are lower bounds")
     if f.get("degraded_episodes_total"):
         dt = an.get("degraded_time_s")

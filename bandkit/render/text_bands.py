@@ -10,6 +10,13 @@ from .textutil import fmt_num, fmt_pct, fmt_time, table
 OVERLAP_NOTE = 0.02
 
 
+def overlapping_band(bands: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The band with the largest ``overlap`` if it reaches :data:`OVERLAP_NOTE` (dwell times are then
+    lower bounds), else None. Shared by the text and HTML renderers."""
+    worst = max(bands, key=lambda b: b.get("overlap") or 0.0, default=None)
+    return worst if worst is not None and (worst.get("overlap") or 0.0) >= OVERLAP_NOTE else None
+
+
 def _dwell(b: dict[str, Any]) -> str:
     if b.get("dwell_median_s") is not None:
         return f"{fmt_time(b['dwell_median_s'])} / {fmt_time(b['dwell_p95_s'])} / {fmt_time(b['dwell_max_s'])}"
@@ -33,9 +40,8 @@ def render(section) -> list[str]:
     out = [f"  bands ({len(bands)}, of {info.get('n_analysed', 0):,} {what}):"]
     out += ["    " + line for line in table(
         rows, header=["level", "spread", "share", "time", "episodes", "dwell median / p95 / max"])]
-    over = [b for b in bands if (b.get("overlap") or 0.0) >= OVERLAP_NOTE]
-    if over:
-        worst = max(over, key=lambda b: b["overlap"])
+    worst = overlapping_band(bands)
+    if worst is not None:
         out.append(f"    bands overlap: ~{fmt_pct(worst['overlap'])} of the {fmt_num(worst['level'])} band's samples "
                    "fall in a neighbour's range, so labels flip on noise and dwell times are lower bounds")
     extra = []
