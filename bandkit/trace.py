@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 #: Trace kinds.
-KINDS = ("ftq", "runner", "series")
+KINDS = ("ftq", "runner", "series", "history")
 
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -1,78 +1,93 @@
-"""Plain CSV / TSV of benchmark results: one row per measured value.
+"""Plain tables of benchmark results: CSV / TSV (and Parquet), one row per measured value.
 
-Columns: ``value`` (or the column given by ``value=``; if absent and only one numeric column
-exists, that one), optional ``name`` / ``benchmark`` (one Trace per distinct name; ``name=`` picks
-the column), optional ``run`` (1-based run number; else each row is a run), optional ``time``
-(seconds) or ``date``. Every other column is per-run metadata. Separator auto-detected
-(comma, tab, semicolon); lines starting with ``#`` are comments.
+Two shapes:
+
+* **History** (one benchmark across builds; SAP HANA's ``index_1based,timestamp,sut_version,value``):
+  a build column (given as ``build=`` / ``group=``, or named build, sut_version, commit, revision, ...)
+  groups the measurements of one build into one run. Gives ``kind="history"`` Traces, see
+  :mod:`bandkit.loaders.history`; ``series=`` splits a long table holding many benchmarks.
+* **Runner results** without builds: optional ``name`` / ``benchmark`` (one Trace per distinct
+  name; ``name=`` / ``series=`` picks the column), optional ``run`` (1-based run number; else each
+  row is a run), optional ``time`` (seconds) or ``date``. Every other column is per-run metadata.
+
+The value is ``value=`` or the one column named value / measurement / duration / mean / time / ...
+or the only numeric column; an integer 1..n column is a row index (never a value or a suspect). A
+table whose only candidate holds labels (a few small integer codes) or ids is refused with the
+reason. Separator auto-detected (comma, tab, semicolon); lines starting with ``#`` are comments.
+Units from the value's header (``time_ms``, ``duration (s)``), ``unit=``, or a file named
+``NNNNN__category__unit.csv``.
 """
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..trace import Trace
 from .runner_common import build_runner_trace, reject_options
 from .source import Source
+from .table import infer_roles, read_table
 
 
 def load_csv(source: Source, value: str | None = None, name: str | None = None, unit: str = "",
-             **options: Any) -> list[Trace]:
+             build: str | None = None, group: str | None = None, time: str | None = None,
+             series: str | None = None, higher_is_better: bool | None = None, **options: Any) -> list[Trace]:
+    """Load a CSV / TSV / Parquet table: history Traces when it has builds, runner Traces otherwise."""
     reject_options(source, "csv", options)
-    text = source.read_text()
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise InputError(source.name, "empty CSV")
-    try:
-        dialect = csv.Sniffer().sniff(lines[0], delimiters=",\t;")
-        sep = dialect.delimiter
-    except csv.Error:
-        sep = ","
-    try:
-        df = pd.read_csv(io.StringIO("\n".join(lines)), sep=sep)
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise InputError(source.name, f"cannot parse CSV: {exc}") from None
-    df.columns = [str(c).strip() for c in df.columns]
-    if value is None:
-        if "value" in df.columns:
-            value = "value"
-        else:
-            numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and c not in ("run", "time")]
-            if len(numeric) != 1:
-                raise InputError(source.name, "no 'value' column; pass value=COLUMN (numeric columns: "
-                                 + (", ".join(numeric) or "none") + ")")
-            value = numeric[0]
-    if value not in df.columns:
-        raise InputError(source.name, f"no column {value!r}", field=value)
+    if build is not None and group is not None and build != group:
+        raise UsageError(f"{source.name}: give either build= or group=, not both")
+    if name is not None and series is not None and name != series:
+        raise UsageError(f"{source.name}: give either name= or series=, not both")
+    df = read_table(source)
+    fmt = "parquet" if source.read_bytes()[:4] == b"PAR1" else "csv"
+    if df.empty:
+        raise InputError(source.name, "table has a header but no rows")
+    roles = infer_roles(df, source, value=value, build=build or group, time=time, series=series or name,
+                        unit=unit or None)
+    if roles.build is not None:
+        from .history import history_traces
+
+        return history_traces(source, df, roles, fmt, higher=higher_is_better)
+    return _runner_traces(source, df, roles, fmt)
+
+
+def load_parquet(source: Source, **options: Any) -> list[Trace]:
+    """A Parquet table (pyarrow): same columns and options as :func:`load_csv`."""
+    return load_csv(source, **options)
+
+
+def _runner_traces(source: Source, df: pd.DataFrame, roles, fmt: str) -> list[Trace]:
+    value = roles.value
     vals = pd.to_numeric(df[value], errors="coerce")
     bad = np.flatnonzero(vals.isna().to_numpy() & df[value].notna().to_numpy())
     if len(bad):
         raise InputError(source.name, f"non-numeric value {df[value].iloc[bad[0]]!r}", line=int(bad[0]) + 2,
                          field=value)
-    if name is None:
-        name = next((c for c in ("name", "benchmark") if c in df.columns), None)
-    groups = [(str(k), g) for k, g in df.groupby(name, sort=False)] if name else [(source.name, df)]
+    vals = vals.to_numpy(dtype=np.float64, na_value=np.nan)
+    name = roles.series
+    groups = [(str(k), ix) for k, ix in df.groupby(name, sort=False).indices.items()] if name else \
+        [(source.name, np.arange(len(df)))]
+    tcol = roles.time if roles.time and pd.api.types.is_numeric_dtype(df[roles.time]) else None
+    md_cols = [c for c in roles.metadata if c not in (value, name, "run", "time")]
     traces = []
-    for bname, g in groups:
-        md_cols = [c for c in g.columns if c not in (value, name, "run", "time")]
-        runs: list[tuple[list[float], dict]] = []
-        keys = g["run"].to_numpy() if "run" in g.columns else np.arange(len(g))
-        times = g["time"].to_numpy(dtype=float) if "time" in g.columns else None
-        run_times = []
-        order: dict[Any, int] = {}
-        for i, k in enumerate(keys):
-            if k not in order:
-                order[k] = len(runs)
-                row = g.iloc[i]
-                runs.append(([], {c: (None if pd.isna(row[c]) else row[c].item() if hasattr(row[c], "item") else row[c])
-                                  for c in md_cols}))
-                run_times.append(times[i] if times is not None else np.nan)
-            runs[order[k]][0].append(float(vals.loc[g.index[i]]))
-        traces.append(build_runner_trace(source, "csv", bname, runs, value_unit=unit,
-                                         times=run_times if times is not None else None))
+    for bname, ix in groups:
+        g = df.iloc[ix]
+        keys = g[roles.run].to_numpy() if roles.run else np.arange(len(g))
+        codes, _ = pd.factorize(keys, sort=False)
+        first = np.unique(codes, return_index=True)[1]
+        md = g[md_cols].iloc[first]
+        runs = []
+        gv = vals[ix]
+        order = np.argsort(codes, kind="stable")
+        bounds = np.r_[0, np.cumsum(np.bincount(codes))]
+        rec = md.to_dict("records")
+        for k in range(len(first)):
+            sel = order[bounds[k]:bounds[k + 1]]
+            runs.append((gv[sel].tolist(), {c: (None if pd.isna(v) else v.item() if hasattr(v, "item") else v)
+                                            for c, v in rec[k].items()}))
+        run_times = g[tcol].to_numpy(dtype=float)[first] if tcol else None
+        traces.append(build_runner_trace(source, fmt, bname, runs, value_unit=roles.unit,
+                                         times=run_times))
     return traces

@@ -25,11 +25,12 @@ FORMATS: dict[str, str] = {
     "criterion": "bandkit.loaders.criterion:load_criterion",
     "turbostat": "bandkit.loaders.turbostat:load_turbostat",
     "csv": "bandkit.loaders.csvfile:load_csv",
+    "parquet": "bandkit.loaders.csvfile:load_parquet",
 }
 #: Alternative names accepted by ``format=``.
 ALIASES = {"ftq2009": "ftq-2009", "ftq-old": "ftq-2009", "two-file": "ftq-2009", "mpiftq": "ftq-mpi",
            "google-benchmark": "gbench", "googlebenchmark": "gbench", "pytest_benchmark": "pytest-benchmark",
-           "phoronix": "pts"}
+           "phoronix": "pts", "tsv": "csv", "history": "csv", "pq": "parquet"}
 
 
 def _loader(fmt: str) -> Callable[..., list[Trace]]:
@@ -64,6 +65,12 @@ def detect_format(source: Source) -> str:
     head = source.head(65536)
     if not head.strip():
         raise InputError(name, "empty file")
+    if head[:4] == b"PAR1":
+        return "parquet"
+    from .table import looks_like_plain_table
+
+    if looks_like_plain_table(head, name):  # before the slower sniffing below: a history is loaded by
+        return "csv"  # the thousand in a fleet
     if b"\x00" in head:
         raise InputError(name, "binary data: not a trace or result file bandkit knows")
     fmt = _looks_like_ftq(head)

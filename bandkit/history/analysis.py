@@ -1,0 +1,320 @@
+"""History analysis: where a benchmark's level changed across builds, by how much, how sure we are,
+whether it was fixed, and where it stands now.
+
+Method (per history; numbers in ``DEFAULTS``):
+
+1. Per-build levels (:mod:`.builds`): the median of each build's measurements; analysed as
+   ``y = log(level)`` so that changes compare as ratios (raw levels when some are <= 0).
+2. Candidates: :func:`bandkit.changepoints.detect_changepoints` on ``y`` (its automatic cost,
+   penalty and long-run noise scale; no bootstrap at this stage).
+3. Gate (calibrated on generated null histories, ``benchmarks/history_eval.py``): each candidate
+   is tested between its neighbouring candidates with the sup-CUSUM test on ``y`` (winsorised
+   around a running median when the detector chose its robust cost) standardised by the
+   detector's noise scale; a change is kept when ``p < alpha``, ``|ratio - 1| >= min_relative``
+   and both adjacent eras hold at least ``min_builds`` builds. The weakest failing candidate is
+   dropped and its neighbours re-tested until every kept change passes.
+4. For kept changes: 95 % build interval (residual bootstrap of the location,
+   :func:`bandkit.changepoints.uncertainty.location_ci`), levels before/after (medians of the
+   adjacent eras), ratio with a 95 % interval (difference of era medians, standard error
+   1.2533 sigma sqrt(1/n1 + 1/n2) with the long-run noise sigma).
+5. Episodes: a regression followed later by a change back to within half its size of the level
+   before it; drifts: two or more same-direction changes whose middle eras a straight line fits
+   better than the steps (BIC); eras: level and noise between kept changes; latest: the last
+   era against the best one.
+"""
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from .builds import BuildTable, build_table
+from .result import Change, Drift, Episode, Era, HistoryResult, Latest
+
+DEFAULTS: dict[str, Any] = {
+    "alpha": 1e-3,        # significance of a kept change (sup-CUSUM p-value)
+    "min_relative": 0.02,  # smallest |ratio - 1| reported
+    "min_builds": 3,      # builds on each side of a kept change
+    "confidence": 0.95,   # level of the build and ratio intervals
+    "n_boot": 200,        # bootstrap replicates of a location interval
+    "seed": 0,
+    "cost": "auto",
+    "penalty": "auto",
+}
+_MAD = 1.482602218505602
+
+
+def _iso(origin: str | None, t: float) -> str | None:
+    if origin is None or not np.isfinite(t):
+        return None
+    import datetime as _dt
+
+    try:
+        base = _dt.datetime.fromisoformat(origin)
+    except ValueError:
+        return None
+    return (base + _dt.timedelta(seconds=float(t))).isoformat(timespec="seconds")
+
+
+def _gate(y: np.ndarray, zw: np.ndarray, cands: list[int], p: dict) -> tuple[list[int], list[float]]:
+    """Drop failing candidates one at a time (largest p-value first); returns the kept changes and
+    their p-values."""
+    from ..changepoints.uncertainty import cusum_p_value
+
+    n = y.size
+    min_eff = math.log1p(p["min_relative"])
+    cands = sorted(int(c) for c in cands)
+    while True:
+        bounds = [0] + cands + [n]
+        worst, worst_key, pvals = None, None, []
+        for k, c in enumerate(cands):
+            a, b = bounds[k], bounds[k + 2]
+            pv = cusum_p_value(zw, a, b)
+            eff = abs(float(np.median(y[c:b]) - np.median(y[a:c])))
+            pvals.append(pv)
+            ok = pv < p["alpha"] and eff >= min_eff and c - a >= p["min_builds"] and b - c >= p["min_builds"]
+            if not ok:
+                key = (pv >= p["alpha"], pv, -eff)
+                if worst_key is None or key > worst_key:
+                    worst, worst_key = k, key
+        if worst is None:
+            return cands, pvals
+        cands.pop(worst)
+
+
+def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_unit: str = "",
+                    time_origin: str | None = None, metadata=None, **params) -> HistoryResult:
+    """Analyse a history given its per-build table (:func:`bandkit.history.builds.build_table`).
+
+    ``metadata``: optional DataFrame with one row per build (build metadata, for suspects).
+    ``params``: overrides of :data:`DEFAULTS`.
+    """
+    unknown = set(params) - set(DEFAULTS)
+    if unknown:
+        from ..errors import UsageError
+
+        raise UsageError(f"unknown history option(s) {sorted(unknown)} (known: {', '.join(DEFAULTS)})")
+    p = {**DEFAULTS, **params}
+    nb = len(bt)
+    med = bt.median
+    positive = bool(np.all(med > 0))
+    if positive:
+        y = np.log(med)
+    else:
+        s = float(np.median(np.abs(med))) or 1.0
+        y = med / s
+    runs = int(bt.counts.sum())
+    cands: list[int] = []
+    sigma = float("nan")
+    cost = "l2"
+    zw = y
+    if nb >= max(2 * p["min_builds"], 8):
+        from ..changepoints import detect_changepoints
+        from ..changepoints.costs import winsorize_local
+        from ..changepoints.penalty import diff_scale
+
+        res = detect_changepoints(y, cost=p["cost"], penalty=p["penalty"], min_size=2, n_boot=0, seed=p["seed"])
+        cost = res.cost
+        yw = winsorize_local(y) if cost == "robust" else y
+        sigma = res.noise_scale if np.isfinite(res.noise_scale) and res.noise_scale > 0 else diff_scale(yw)
+        zw = (yw - np.median(yw)) / sigma
+        cands, pvals = _gate(y, zw, list(res.indices), p)
+    kept = cands
+    bounds = [0] + kept + [nb]
+    zq = NormalDist().inv_cdf(0.5 + p["confidence"] / 2)
+    rng = np.random.default_rng(p["seed"])
+    back = np.exp if positive else (lambda v: v * (float(np.median(np.abs(med))) or 1.0))
+    era_lv = [float(np.median(y[a:b])) for a, b in zip(bounds[:-1], bounds[1:])]
+    changes: list[Change] = []
+    if kept:
+        from ..changepoints.uncertainty import cusum_p_value, location_ci
+
+        for k, c in enumerate(kept):
+            a, b = bounds[k], bounds[k + 2]
+            lo, hi = location_ci(zw, c, a, b, min_size=1, level=p["confidence"], n_boot=p["n_boot"], rng=rng) \
+                if p["n_boot"] > 0 else (c, c)
+            d = era_lv[k + 1] - era_lv[k]
+            se = 1.2533 * sigma * math.sqrt(1.0 / (c - a) + 1.0 / (b - c))
+            before, after = float(back(era_lv[k])), float(back(era_lv[k + 1]))
+            if positive:
+                ratio, rlo, rhi = math.exp(d), math.exp(d - zq * se), math.exp(d + zq * se)
+            else:
+                ratio = after / before if before else float("nan")
+                rlo = (after - zq * se) / before if before else float("nan")
+                rhi = (after + zq * se) / before if before else float("nan")
+            slower = ratio > 1.0
+            kind = "regression" if slower != higher_is_better else "improvement"
+            changes.append(Change(
+                build=bt.ids[c], build_ci=(bt.ids[lo], bt.ids[hi]), before=before, after=after, ratio=ratio,
+                ratio_ci=(rlo, rhi), p_value=float(cusum_p_value(zw, a, b)), kind=kind, index=int(c),
+                builds_before=int(c - a), builds_after=int(b - c), effect=abs(d) / sigma,
+                date=_iso(time_origin, bt.time[c])))
+    drifts, changes = _drifts(y, changes, bounds, bt, higher_is_better)
+    episodes, changes = _episodes(changes, era_lv, bounds, bt, higher_is_better, back)
+    if metadata is not None and len(getattr(metadata, "columns", ())):
+        changes = _with_suspects(changes, metadata)
+    eras = _eras(y, bt, bounds, back, positive)
+    latest = _latest(eras, bt, higher_is_better, p["min_builds"])
+    fitted = np.repeat([float(back(v)) for v in era_lv], np.diff(bounds))
+    params_out = {**{k: p[k] for k in ("alpha", "min_relative", "min_builds", "confidence")},
+                  "cost": cost, "noise_scale": sigma, "scale": "log" if positive else "linear",
+                  "candidates": None}
+    return HistoryResult(
+        builds=nb, runs=runs, value_unit=value_unit, higher_is_better=bool(higher_is_better),
+        first_build=bt.ids[0] if nb else None, last_build=bt.ids[-1] if nb else None,
+        regressions=tuple(c for c in changes if c.kind == "regression"),
+        improvements=tuple(c for c in changes if c.kind == "improvement"),
+        episodes=tuple(episodes), drifts=tuple(drifts), eras=tuple(eras), latest=latest, params=params_out,
+        build_ids=bt.ids, levels=med, fitted=fitted)
+
+
+def _drifts(y, changes: list[Change], bounds, bt: BuildTable, hib: bool):
+    """Runs of >= 2 same-direction changes whose middle eras (>= 6 builds) a line fits better than
+    steps (BIC): one Drift instead of the steps."""
+    if len(changes) < 2:
+        return [], changes
+    drifts, out, i = [], [], 0
+    while i < len(changes):
+        j = i
+        while j + 1 < len(changes) and (changes[j + 1].ratio > 1) == (changes[i].ratio > 1):
+            j += 1
+        if j > i:
+            a, b = changes[i].index, changes[j].index  # the middle eras: builds a .. b-1
+            seg = y[a:b]
+            if seg.size >= 6:
+                x = np.arange(seg.size, dtype=np.float64)
+                slope, icpt = np.polyfit(x, seg, 1)
+                rss_line = float(np.sum((seg - (icpt + slope * x)) ** 2))
+                rss_steps = 0.0
+                inner = [c.index for c in changes[i + 1:j]]
+                for s0, s1 in zip([a] + inner, inner + [b]):
+                    rss_steps += float(np.sum((y[s0:s1] - np.mean(y[s0:s1])) ** 2))
+                m = seg.size
+                n_lv = len(inner) + 1
+                bic_line = m * math.log(max(rss_line / m, 1e-300)) + 2 * math.log(m)
+                bic_steps = m * math.log(max(rss_steps / m, 1e-300)) + (2 * n_lv - 1) * math.log(m)
+                if bic_line < bic_steps:
+                    ratio = changes[j].after / changes[i].before if changes[i].before else float("nan")
+                    kind = "regression" if (ratio > 1) != hib else "improvement"
+                    drifts.append(Drift(start_build=changes[i].build, end_build=changes[j].build, ratio=ratio,
+                                        per_build=ratio ** (1.0 / max(b - a, 1)) - 1.0, kind=kind,
+                                        start_index=int(a), end_index=int(b)))
+                    i = j + 1
+                    continue
+        out.extend(changes[i:j + 1])
+        i = j + 1
+    return drifts, out
+
+
+def _episodes(changes: list[Change], era_lv, bounds, bt: BuildTable, hib: bool, back):
+    """Each regression closed by the first later change that brings the level back to within half
+    the regression's size of the level before it."""
+    import dataclasses
+
+    idx_of = {int(c): k for k, c in enumerate(bounds[1:-1])}
+    episodes, fixed = [], {}
+    for c in changes:
+        if c.kind != "regression":
+            continue
+        k = idx_of.get(c.index)
+        if k is None:
+            continue
+        base = era_lv[k]
+        size = abs(era_lv[k + 1] - base)
+        worse = (lambda v: v < base) if hib else (lambda v: v > base)
+        for j in range(k + 1, len(era_lv) - 1):
+            lv_after = era_lv[j + 1]
+            if abs(lv_after - base) <= 0.5 * size:
+                during = era_lv[k + 1:j + 1]
+                if not all(worse(v) for v in during):
+                    break
+                mid = max(during) if not hib else min(during)
+                a, b = bounds[k + 1], bounds[j + 1]
+                episodes.append(Episode(start_build=bt.ids[a], end_build=bt.ids[b],
+                                        ratio=float(back(mid) / back(base)), level_before=float(back(base)),
+                                        level_during=float(back(mid)), builds=int(b - a), start_index=int(a),
+                                        end_index=int(b)))
+                fixed[c.index] = bt.ids[b]
+                break
+    out = [dataclasses.replace(c, fixed_at=fixed[c.index]) if c.index in fixed else c for c in changes]
+    return episodes, out
+
+
+def _eras(y, bt: BuildTable, bounds, back, positive: bool) -> list[Era]:
+    eras = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        seg = y[a:b]
+        lv = float(np.median(seg))
+        dev = np.abs(seg - lv)
+        cv = float(_MAD * np.median(dev))
+        multi = bt.counts[a:b] > 1
+        within = float(_MAD * np.median(bt.spread[a:b][multi])) if multi.any() else None
+        spikes = float(np.mean(dev > 5 * cv)) if cv > 0 else float(np.mean(dev > 0))
+        eras.append(Era(start_build=bt.ids[a], end_build=bt.ids[b - 1], builds=int(b - a),
+                        runs=int(bt.counts[a:b].sum()), level=float(back(lv)),
+                        cv=cv if positive else cv, within_build_cv=within, spikes=spikes, start_index=int(a)))
+    return eras
+
+
+def _latest(eras: list[Era], bt: BuildTable, hib: bool, min_builds: int) -> Latest | None:
+    if not eras:
+        return None
+    last = eras[-1]
+    pool = [e for e in eras if e.builds >= min_builds] or eras
+    best = max(pool, key=lambda e: e.level) if hib else min(pool, key=lambda e: e.level)
+    return Latest(build=bt.ids[-1], since_build=last.start_build, level=last.level, best_build=best.start_build,
+                  best_until_build=best.end_build, best_level=best.level,
+                  vs_best_ratio=last.level / best.level if best.level else float("nan"))
+
+
+def _with_suspects(changes: list[Change], metadata) -> list[Change]:
+    """Build metadata that changed with each regression (:func:`bandkit.postmortem.rank_suspects`)."""
+    import dataclasses
+
+    from ..postmortem.suspects import rank_suspects
+
+    n = len(metadata)
+    out = []
+    for c in changes:
+        if c.kind != "regression":
+            out.append(c)
+            continue
+        aff = np.arange(n) >= c.index
+        sus = rank_suspects(metadata.reset_index(drop=True), aff, step_index=c.index, max_suspects=3)
+        out.append(dataclasses.replace(c, suspects=tuple(s.to_dict() for s in sus)))
+    return out
+
+
+def trace_metadata(trace, bt: BuildTable):
+    """Per-build metadata of a history trace (first row of each build), or None without any."""
+    info = (trace.meta.extra or {}).get("history") or {}
+    cols = [c for c in info.get("metadata_columns", []) if c in trace.data.columns]
+    if not cols:
+        return None
+    return trace.data[cols].iloc[bt.first_row].reset_index(drop=True)
+
+
+def analyse_trace(trace, **params) -> HistoryResult:
+    """:func:`analyse_history` of a history Trace (``kind == "history"``)."""
+    from .builds import trace_build_table
+
+    bt = trace_build_table(trace)
+    info = (trace.meta.extra or {}).get("history") or {}
+    return analyse_history(bt, higher_is_better=bool(trace.meta.extra.get("higher_is_better", False)),
+                           value_unit=trace.meta.value_unit, time_origin=info.get("time_origin"),
+                           metadata=trace_metadata(trace, bt), **params)
+
+
+def analyse_values(values, *, builds=None, run=None, higher_is_better: bool = False, value_unit: str = "",
+                   **params) -> HistoryResult:
+    """Analyse plain arrays: ``values`` with their build number (``run``, 1-based) or one value per build."""
+    v = np.asarray(values, dtype=np.float64)
+    r = np.arange(1, v.size + 1) if run is None else np.asarray(run, dtype=np.int64)
+    order = np.argsort(r, kind="stable")
+    r, v = r[order], v[order]
+    codes = np.unique(r, return_inverse=True)[1] + 1
+    ids = np.asarray(builds)[order] if builds is not None else r
+    return analyse_history(build_table(codes, v, ids), higher_is_better=higher_is_better, value_unit=value_unit,
+                           **params)

@@ -1,0 +1,170 @@
+"""Results of a history analysis (frozen dataclasses; ``to_dict()`` gives the JSON contract).
+
+Levels are in the trace's value unit; ratios are ``after / before`` (so > 1 is slower for times,
+faster for throughputs: ``higher_is_better`` says which); builds are the ids as in the file.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return f if math.isfinite(f) else None
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if hasattr(v, "to_dict"):
+        return v.to_dict()
+    return v
+
+
+class _Dict:
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Change(_Dict):
+    """A level change located at ``build`` (the first build at the new level).
+
+    ``build_ci``: 95 % interval of the location (first builds, inclusive); ``before``/``after``:
+    median build levels of the adjacent eras; ``ratio_ci``: 95 % interval of the ratio; ``p_value``:
+    sup-CUSUM test of "no change" over the two adjacent eras (standardised by the long-run noise);
+    ``kind``: "regression" or "improvement"; ``fixed_at``: for a regression later undone, the build
+    where the level returned (see episodes); ``index``: 0-based build position.
+    """
+
+    build: Any
+    build_ci: tuple
+    before: float
+    after: float
+    ratio: float
+    ratio_ci: tuple
+    p_value: float
+    kind: str
+    index: int
+    builds_before: int
+    builds_after: int
+    effect: float
+    date: str | None = None
+    fixed_at: Any = None
+    suspects: tuple = ()
+
+
+@dataclass(frozen=True)
+class Episode(_Dict):
+    """A regression later fixed: slower from ``start_build`` until ``end_build`` (the first build back
+    at the old level); ``ratio`` = level during / level before; ``builds``: builds in the episode."""
+
+    start_build: Any
+    end_build: Any
+    ratio: float
+    level_before: float
+    level_during: float
+    builds: int
+    start_index: int
+    end_index: int
+
+
+@dataclass(frozen=True)
+class Drift(_Dict):
+    """A gradual change: a staircase of same-direction changes that a straight line fits better
+    (BIC); ``ratio`` = level after / level before, ``per_build`` = mean relative change per build."""
+
+    start_build: Any
+    end_build: Any
+    ratio: float
+    per_build: float
+    kind: str
+    start_index: int
+    end_index: int
+
+
+@dataclass(frozen=True)
+class Era(_Dict):
+    """A stretch between reported changes: ``level`` (median build level), ``cv`` (robust relative
+    build-to-build noise, 1.4826 MAD of log levels), ``within_build_cv`` (median relative spread of
+    the measurements of one build, 1.4826 x MAD / median; None with one measurement per build),
+    ``spikes`` (share of builds farther than 5 cv from the level)."""
+
+    start_build: Any
+    end_build: Any
+    builds: int
+    runs: int
+    level: float
+    cv: float
+    within_build_cv: float | None
+    spikes: float
+    start_index: int
+
+
+@dataclass(frozen=True)
+class Latest(_Dict):
+    """The state at the last build: ``level`` of the last era (since ``since_build``), and
+    ``vs_best_ratio`` = level / level of the best era (``best_build`` .. ``best_until_build``)."""
+
+    build: Any
+    since_build: Any
+    level: float
+    best_build: Any
+    best_until_build: Any
+    best_level: float
+    vs_best_ratio: float
+
+
+@dataclass(frozen=True)
+class HistoryResult:
+    """What :func:`bandkit.history.analyse_history` found in one history.
+
+    ``regressions`` / ``improvements``: significant level changes (:class:`Change`); ``episodes``:
+    regressions later fixed; ``drifts``; ``eras``: noise per era; ``latest``; ``params``: the gate
+    (alpha, min_relative, min_builds) and the detector's settings; ``levels``: per-build medians and
+    ``fitted``: per-build era levels (for plots and sparklines).
+    """
+
+    builds: int
+    runs: int
+    value_unit: str
+    higher_is_better: bool
+    first_build: Any
+    last_build: Any
+    regressions: tuple[Change, ...]
+    improvements: tuple[Change, ...]
+    episodes: tuple[Episode, ...]
+    drifts: tuple[Drift, ...]
+    eras: tuple[Era, ...]
+    latest: Latest | None
+    params: dict = field(default_factory=dict)
+    build_ids: np.ndarray | None = field(default=None, repr=False, compare=False)
+    levels: np.ndarray | None = field(default=None, repr=False, compare=False)
+    fitted: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def open_regressions(self) -> tuple[Change, ...]:
+        """Regressions not undone later (no episode closes them)."""
+        return tuple(r for r in self.regressions if r.fixed_at is None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "builds": self.builds, "runs": self.runs, "value_unit": self.value_unit,
+            "higher_is_better": self.higher_is_better, "first_build": _plain(self.first_build),
+            "last_build": _plain(self.last_build),
+            "regressions": [c.to_dict() for c in self.regressions],
+            "improvements": [c.to_dict() for c in self.improvements],
+            "episodes": [e.to_dict() for e in self.episodes],
+            "drifts": [d.to_dict() for d in self.drifts],
+            "eras": [e.to_dict() for e in self.eras],
+            "latest": self.latest.to_dict() if self.latest else None,
+            "params": _plain(self.params),
+        }
