@@ -33,6 +33,8 @@ FTQ_SECTIONS: list[str] = [
 ]
 RUNNER_SECTIONS: list[str] = ["bandkit.postmortem:runner_section"]
 SERIES_SECTIONS: list[str] = ["bandkit.changepoints.section:section", "bandkit.bands:section"]
+#: One benchmark across builds (performance-CI histories): only what a history needs.
+HISTORY_SECTIONS: list[str] = ["bandkit.history.section:section"]
 #: Cross-trace sections (top-level report fields).
 CROSS_SECTIONS: list[str] = ["bandkit.spectrum.interference:cross_section", "bandkit.postmortem:runner_summary"]
 
@@ -45,7 +47,8 @@ CROSS_SECTION_NEEDS: dict[str, tuple[str, int]] = {
     "bandkit.postmortem:runner_summary": ("runner", 1),
 }
 
-_SECTIONS_BY_KIND = {"ftq": FTQ_SECTIONS, "runner": RUNNER_SECTIONS, "series": SERIES_SECTIONS}
+_SECTIONS_BY_KIND = {"ftq": FTQ_SECTIONS, "runner": RUNNER_SECTIONS, "series": SERIES_SECTIONS,
+                     "history": HISTORY_SECTIONS}
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ EPILOG_REPORT = """examples:
   bandkit report - < trace.dat                   read one trace from standard input
   bandkit report hyperalloc/times.dat --clock-hz 2.6e9
   bandkit report results.json --fail-on step,bands   exit 1 when a step or bands are found (CI gating)
+  bandkit report history.csv --build sut_version --value value --since 517000 --fail-on regression
 """
 
 FAIL_ON_KINDS = {
@@ -37,6 +38,7 @@ FAIL_ON_KINDS = {
     "bands": {"bands", "bimodal", "band_levels"},
     "interference": {"interference", "periodic_interference"},
     "stalls": {"stalls"},
+    "regression": {"regression"},
 }
 
 
@@ -75,7 +77,43 @@ def _add_output_options(p: argparse.ArgumentParser, formats=("text", "json", "ht
 
 
 def _load_options(args) -> dict:
-    return {"clock_hz": args.clock_hz} if getattr(args, "clock_hz", None) else {}
+    opts = {"clock_hz": args.clock_hz} if getattr(args, "clock_hz", None) else {}
+    opts.update(_table_load_options(args))
+    return opts
+
+
+def _add_table_options(p: argparse.ArgumentParser) -> None:
+    """Column options of tables (CSV / TSV / Parquet): which column is what (see bandkit.loaders.csvfile)."""
+    g = p.add_argument_group("tables (CSV, TSV, Parquet)")
+    g.add_argument("--value", metavar="COLUMN", help="the measured value (default: a column named value, "
+                   "measurement, duration, mean or time, or the only numeric column)")
+    g.add_argument("--build", "--group", dest="build", metavar="COLUMN",
+                   help="the build (or any group measured together): one run per build, a performance history "
+                        "(default: a column named build, sut_version, commit, revision, version, ...)")
+    g.add_argument("--time", dest="time_column", metavar="COLUMN", help="the time or date of each measurement")
+    g.add_argument("--series", metavar="COLUMN", help="long tables: the column naming the benchmark of each row")
+    g.add_argument("--unit", metavar="UNIT", help="unit of the value (default: from the header or the file name)")
+    g.add_argument("--higher-is-better", action="store_true", default=None,
+                   help="the value is a throughput (default: from the unit, e.g. TPS, ops/s, MB/s)")
+
+
+def _table_load_options(args) -> dict:
+    keys = {"value": "value", "build": "build", "time_column": "time", "series": "series", "unit": "unit",
+            "higher_is_better": "higher_is_better"}
+    return {opt: getattr(args, attr) for attr, opt in keys.items() if getattr(args, attr, None) is not None}
+
+
+def _history_params(args) -> dict:
+    """Analysis options of history traces from the command line (``--since``)."""
+    since = getattr(args, "since", None)
+    return {"history": {"since": _build_id(since)}} if since is not None else {}
+
+
+def _build_id(text: str):
+    try:
+        return int(text)
+    except ValueError:
+        return text
 
 
 def write_output(text: str, output: str | None, inputs: Sequence[str] = ()) -> None:
@@ -172,8 +210,12 @@ def exit_status(report, fail_on: frozenset[str] | None) -> int:
 def _cmd_report(args) -> int:
     from .analyze import analyze
 
+    from .analyze import AnalysisOptions
+
     traces = _load_with_progress(args, args.paths)
-    report = analyze(traces, progress=_progress(args, "analysing", "step"))
+    params = _history_params(args)
+    report = analyze(traces, AnalysisOptions(params=params) if params else None,
+                     progress=_progress(args, "analysing", "step"))
     write_output(render(report, args.format, args), args.output, args.paths)
     return exit_status(report, args.fail_on)
 
@@ -188,6 +230,8 @@ def _add_report(sub) -> None:
     _add_output_options(p)
     p.add_argument("--fail-on", type=_fail_on, metavar="KINDS",
                    help="exit 1 when a finding of these kinds exists: " + ",".join(FAIL_ON_KINDS))
+    _add_table_options(p)
+    p.add_argument("--since", metavar="BUILD", help="histories: report only changes at or after this build")
     p.set_defaults(func=_cmd_report)
 
 

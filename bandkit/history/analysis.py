@@ -136,7 +136,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
             lo, hi = location_ci(zw, c, a, b, min_size=1, level=p["confidence"], n_boot=p["n_boot"], rng=rng) \
                 if p["n_boot"] > 0 else (c, c)
             d = era_lv[k + 1] - era_lv[k]
-            se = 1.2533 * sigma * math.sqrt(1.0 / (c - a) + 1.0 / (b - c))
+            se = _ratio_se(y, a, c, b, sigma)
             before, after = float(back(era_lv[k])), float(back(era_lv[k + 1]))
             if positive:
                 ratio, rlo, rhi = math.exp(d), math.exp(d - zq * se), math.exp(d + zq * se)
@@ -168,6 +168,18 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
         improvements=tuple(c for c in changes if c.kind == "improvement"),
         episodes=tuple(episodes), drifts=tuple(drifts), eras=tuple(eras), latest=latest, params=params_out,
         build_ids=bt.ids, levels=med, fitted=fitted)
+
+
+def _ratio_se(y: np.ndarray, a: int, c: int, b: int, sigma: float) -> float:
+    """Standard error of the difference of the era medians ``y[a:c]`` and ``y[c:b]``: 1.2533 x the
+    robust SD of each era (at least the detector's noise scale, which is long-run: it carries the
+    autocorrelation) over the square root of its length."""
+    var = 0.0
+    for s0, s1 in ((a, c), (c, b)):
+        seg = y[s0:s1]
+        sd = _MAD * float(np.median(np.abs(seg - np.median(seg)))) if seg.size > 2 else sigma
+        var += max(sd, sigma) ** 2 / seg.size
+    return 1.2533 * math.sqrt(var)
 
 
 def _drifts(y, changes: list[Change], bounds, bt: BuildTable, hib: bool):
@@ -209,36 +221,44 @@ def _drifts(y, changes: list[Change], bounds, bt: BuildTable, hib: bool):
 
 
 def _episodes(changes: list[Change], era_lv, bounds, bt: BuildTable, hib: bool, back):
-    """Each regression closed by the first later change that brings the level back to within half
-    the regression's size of the level before it."""
+    """A change closed by the first later change that brings the level back to within half the
+    change's size of the level before it, the eras between all on the changed side: a regression
+    later fixed (``kind`` "regression"), or an improvement later lost ("improvement"). The closing
+    change gets ``reverts`` (the episode's start build): it is no new regression or improvement."""
     import dataclasses
 
     idx_of = {int(c): k for k, c in enumerate(bounds[1:-1])}
-    episodes, fixed = [], {}
+    by_index = {c.index: c for c in changes}
+    episodes, fixed, reverts = [], {}, {}
     for c in changes:
-        if c.kind != "regression":
-            continue
         k = idx_of.get(c.index)
-        if k is None:
+        if k is None or c.index in reverts:
             continue
         base = era_lv[k]
+        up = era_lv[k + 1] > base
         size = abs(era_lv[k + 1] - base)
-        worse = (lambda v: v < base) if hib else (lambda v: v > base)
         for j in range(k + 1, len(era_lv) - 1):
-            lv_after = era_lv[j + 1]
-            if abs(lv_after - base) <= 0.5 * size:
-                during = era_lv[k + 1:j + 1]
-                if not all(worse(v) for v in during):
-                    break
-                mid = max(during) if not hib else min(during)
+            during = era_lv[k + 1:j + 1]
+            if not all((v > base) == up and abs(v - base) > 0.5 * size for v in during):
+                break
+            if abs(era_lv[j + 1] - base) <= 0.5 * size:
+                mid = max(during) if up else min(during)
                 a, b = bounds[k + 1], bounds[j + 1]
-                episodes.append(Episode(start_build=bt.ids[a], end_build=bt.ids[b],
+                episodes.append(Episode(start_build=bt.ids[a], end_build=bt.ids[b], kind=c.kind,
                                         ratio=float(back(mid) / back(base)), level_before=float(back(base)),
                                         level_during=float(back(mid)), builds=int(b - a), start_index=int(a),
                                         end_index=int(b)))
                 fixed[c.index] = bt.ids[b]
+                if b in by_index:
+                    reverts[b] = bt.ids[a]
                 break
-    out = [dataclasses.replace(c, fixed_at=fixed[c.index]) if c.index in fixed else c for c in changes]
+    out = []
+    for c in changes:
+        if c.index in fixed:
+            c = dataclasses.replace(c, fixed_at=fixed[c.index])
+        if c.index in reverts:
+            c = dataclasses.replace(c, reverts=reverts[c.index])
+        out.append(c)
     return episodes, out
 
 
@@ -262,7 +282,8 @@ def _latest(eras: list[Era], bt: BuildTable, hib: bool, min_builds: int) -> Late
     if not eras:
         return None
     last = eras[-1]
-    pool = [e for e in eras if e.builds >= min_builds] or eras
+    # the best era must be sustained: a short dip of a few builds is no baseline to compare with
+    pool = [e for e in eras if e.builds >= max(min_builds, 10, 0.02 * len(bt))] or [last]
     best = max(pool, key=lambda e: e.level) if hib else min(pool, key=lambda e: e.level)
     return Latest(build=bt.ids[-1], since_build=last.start_build, level=last.level, best_build=best.start_build,
                   best_until_build=best.end_build, best_level=best.level,

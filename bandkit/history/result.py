@@ -41,8 +41,11 @@ class Change(_Dict):
     ``build_ci``: 95 % interval of the location (first builds, inclusive); ``before``/``after``:
     median build levels of the adjacent eras; ``ratio_ci``: 95 % interval of the ratio; ``p_value``:
     sup-CUSUM test of "no change" over the two adjacent eras (standardised by the long-run noise);
-    ``kind``: "regression" or "improvement"; ``fixed_at``: for a regression later undone, the build
-    where the level returned (see episodes); ``index``: 0-based build position.
+    ``kind``: "regression" or "improvement"; ``fixed_at``: for a change later undone, the build where
+    the level returned (see episodes); ``reverts``: for a change that undoes an earlier one, that
+    episode's start build; ``index``: 0-based build position; ``effect``: |log ratio| in noise SDs;
+    ``builds_before`` / ``builds_after``: builds in the adjacent eras; ``date`` of the build (ISO
+    8601) when the file has times; ``suspects``: build metadata that changed with it.
     """
 
     build: Any
@@ -59,16 +62,25 @@ class Change(_Dict):
     effect: float
     date: str | None = None
     fixed_at: Any = None
+    reverts: Any = None
     suspects: tuple = ()
+
+    @property
+    def open(self) -> bool:
+        """A regression still in force: not fixed later, and not itself the end of an earlier
+        improvement's episode."""
+        return self.kind == "regression" and self.fixed_at is None and self.reverts is None
 
 
 @dataclass(frozen=True)
 class Episode(_Dict):
-    """A regression later fixed: slower from ``start_build`` until ``end_build`` (the first build back
-    at the old level); ``ratio`` = level during / level before; ``builds``: builds in the episode."""
+    """A change later undone: from ``start_build`` until ``end_build`` (the first build back at the
+    old level); ``kind`` "regression" (fixed later) or "improvement" (lost later); ``ratio`` =
+    level during (the farthest era) / level before; ``builds``: builds in the episode."""
 
     start_build: Any
     end_build: Any
+    kind: str
     ratio: float
     level_before: float
     level_during: float
@@ -152,8 +164,8 @@ class HistoryResult:
 
     @property
     def open_regressions(self) -> tuple[Change, ...]:
-        """Regressions not undone later (no episode closes them)."""
-        return tuple(r for r in self.regressions if r.fixed_at is None)
+        """Regressions still in force (see :attr:`Change.open`)."""
+        return tuple(r for r in self.regressions if r.open)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -17,6 +17,7 @@ SECTION_TEXT: dict[str, str] = {
     "spectrum": "bandkit.render.text_interference:render_spectrum",
     "postmortem": "bandkit.render.text_runners:render",
     "changepoints": "bandkit.render.text_changepoints:render",
+    "history": "bandkit.render.text_history:render",
 }
 VERDICT_PHRASES: dict[str, str] = {
     "band_levels": "bandkit.render.text_bands:phrase",
@@ -28,6 +29,8 @@ VERDICT_PHRASES: dict[str, str] = {
     "periodic_interference": "bandkit.render.text_interference:phrase_interference",
     "sampling_locked": "bandkit.render.text_interference:phrase_locked",
     "level_shift": "bandkit.render.text_changepoints:phrase",
+    **{k: "bandkit.render.text_history:phrase" for k in ("regression", "episode", "drift", "improvement",
+                                                         "stable_history")},
     **{k: "bandkit.render.text_runners:phrase" for k in ("step", "bimodal", "bands", "trend", "warmup", "outlier_runs",
                                                           "stable_runs", "no_per_run_data", "too_few_runs")},
 }
