@@ -29,7 +29,7 @@ BUILD_NAMES = ("build", "build_id", "buildid", "build_number", "sut_version", "v
                "commit_hash", "revision", "rev", "sha", "git_sha", "changeset", "changelist", "group")
 TIME_NAMES = ("timestamp", "date", "datetime", "time", "start_time", "started", "started_at", "created_at",
               "run_date", "commit_date", "date_time", "time_stamp")
-SERIES_NAMES = ("name", "benchmark", "series", "test", "test_name", "benchmark_name", "series_id", "metric")
+SERIES_NAMES = ("name", "benchmark", "bench", "series", "test", "test_name", "benchmark_name", "series_id", "metric")
 #: Names that say a column holds labels or ids, not measurements (never chosen as the value unless asked).
 LABEL_NAMES = ("label", "labels", "class", "cluster", "annotation", "annotations", "cp", "changepoint",
                "changepoints", "is_anomaly", "anomaly", "flag", "target", "id", "idx", "index", "row",
@@ -278,8 +278,10 @@ def infer_roles(df: pd.DataFrame, source: Source, *, value: str | None = None, b
             taken.add(series)
             how["series"] = f"name ({series})"
     if value is None:
+        # a column named like a value is the value even when some cell is not a number (the error
+        # then names that line); only a non-numeric "time" column is a time axis, never a value
         named = [c for c in df.columns if norm[c] in VALUE_NAMES and c not in taken
-                 and pd.api.types.is_numeric_dtype(df[c])]
+                 and (pd.api.types.is_numeric_dtype(df[c]) or norm[c] != "time")]
         if len(named) > 1 and time is None:
             # "time" beside another value name is the time axis when it looks like one
             t = [c for c in named if norm[c] == "time" and _looks_time_like(df[c])]
@@ -301,10 +303,13 @@ def infer_roles(df: pd.DataFrame, source: Source, *, value: str | None = None, b
                 value = numeric[0]
                 how["value"] = "only numeric column"
             else:
+                labels = [c for c in df.columns if c not in taken and norm[c] in LABEL_NAMES]
                 why = (f"numeric columns: {', '.join(numeric)}" if numeric else
                        "no numeric column that could be a measurement"
                        + (f"; {', '.join(index)} {'is a row index' if len(index) == 1 else 'are row indices'}"
-                          if index else ""))
+                          if index else "")
+                       + (f"; {', '.join(labels)}: labels or ids by {'its' if len(labels) == 1 else 'their'} name"
+                          if labels else ""))
                 raise InputError(source.name, f"no 'value' column; pass --value COLUMN (value=COLUMN) ({why})")
         taken.add(value)
         _refuse_non_measurements(source, df, value)

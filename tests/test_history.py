@@ -1,0 +1,209 @@
+"""Performance-CI histories: table loading (roles of columns, builds, units, refusals), the history
+analysis on generated truth and on real SAP HANA histories (data/ci-history), report/CLI/schema."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bandkit
+from bandkit.cli import main
+from bandkit.errors import InputError
+from bandkit.history import analyse_trace, analyse_values
+from bandkit.synthetic.history import generate_history
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "ci-history"
+REGRESSION = DATA / "07370__cpu-service-time-avg__ms.csv.gz"
+EPISODES = DATA / "00941__cpu-time__s.csv.gz"
+NOISY = DATA / "07220__cpu-service-time__ms.csv.gz"
+
+
+# -- loading -------------------------------------------------------------------------------------
+def test_sap_history_is_grouped_by_build():
+    t = bandkit.load(REGRESSION)
+    info = t.meta.extra["history"]
+    raw = pd.read_csv(REGRESSION)
+    assert t.kind == "history" and t.meta.value_unit == "ms" and info["category"] == "cpu service time avg"
+    assert info["build_column"] == "sut_version" and info["value_column"] == "value"
+    assert info["index_columns"] == ["index_1based"] and "index_1based" not in t.data.columns
+    assert info["time_column"] == "timestamp" and info["time_origin"].startswith("2021-09")
+    assert info["builds"] == raw["sut_version"].nunique() == t.data["run"].max()
+    assert len(t.data) == len(raw) and np.all(np.diff(t.data["run"].to_numpy()) >= 0)
+    # every build's values are the file's values of that build
+    b = int(t.data["build"].iloc[100])
+    assert sorted(t.data.loc[t.data["build"] == b, "value"]) == sorted(raw.loc[raw["sut_version"] == b, "value"])
+    assert not info["higher_is_better"]
+
+
+def test_long_table_with_series_build_and_options(tmp_path):
+    rows = ["bench\tcommit\tstarted\tduration (us)\thost"]
+    for k, c in enumerate(["a1", "b2", "c3", "d4"]):
+        for bench in ("x", "y"):
+            for j in range(2):
+                rows.append(f"{bench}\t{c}\t2022-01-0{k + 1} 10:00:0{j}\t{10 + k + j * 0.5}\th{k % 2}")
+    p = tmp_path / "long.tsv"
+    p.write_text("\n".join(rows) + "\n")
+    x, y = bandkit.load(p, build="commit", series="bench", value="duration (us)", time="started")
+    assert x.meta.name == "x" and x.kind == "history" and x.meta.value_unit == "µs"
+    assert x.data["build"].tolist() == ["a1", "a1", "b2", "b2", "c3", "c3", "d4", "d4"]
+    assert x.data["run"].tolist() == [1, 1, 2, 2, 3, 3, 4, 4] and x.data["value_index"].tolist()[:2] == [0, 1]
+    assert x.data["time"].iloc[2] == pytest.approx(86400.0) and "host" in x.data.columns
+    # the same from the automatic choice: 'commit' names a build, 'bench' a series, the unit from the header
+    x2, _ = bandkit.load(p)
+    pd.testing.assert_frame_equal(x.data, x2.data)
+    # group= is build=
+    x3, _ = bandkit.load(p, group="commit", series="bench")
+    assert x3.data["run"].max() == 4
+
+
+def test_string_builds_ordered_by_time(tmp_path):
+    p = tmp_path / "h.csv"
+    p.write_text("commit,date,value\nzz,2022-01-03,3\naa,2022-01-01,1\nmm,2022-01-02,2\nzz,2022-01-03,3.5\n")
+    t = bandkit.load(p)
+    assert t.data["build"].tolist() == ["aa", "mm", "zz", "zz"] and t.data["value"].tolist() == [1, 2, 3, 3.5]
+
+
+def test_parquet_and_c_parser_fallback_agree(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    df = pd.read_csv(EPISODES)
+    pq = tmp_path / "h.parquet"
+    df.to_parquet(pq)
+    a = bandkit.load(pq)
+    b = bandkit.load(EPISODES)
+    assert a.meta.format == "parquet" and a.kind == "history"
+    pd.testing.assert_frame_equal(a.data, b.data)
+    from bandkit.loaders import table
+
+    monkeypatch.setattr(table, "_read_csv_arrow", lambda text, sep: None)  # no pyarrow: pandas' C parser
+    c = bandkit.load(EPISODES)
+    pd.testing.assert_frame_equal(c.data, b.data)
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("label\n" + "0\n1\n0\n0\n1\n2\n0\n1\n0\n0\n1\n2\n", "label: labels or ids by its name"),
+    ("state\n" + "0\n1\n0\n0\n1\n2\n0\n1\n0\n0\n1\n2\n", "labels, not measurements"),
+    ("index_1based\n1\n2\n3\n4\n", "row index"),
+    ("id,host\n3,a\n4,b\n", "no 'value' column"),
+    ("cp\n5\n17\n40\n", "no 'value' column"),
+    ("position\n5\n17\n40\n90\n", "only increases"),
+    ("mean,median,build\n1,1,1\n2,2,2\n", "pass --value"),
+])
+def test_tables_that_are_not_measurements_are_refused(tmp_path, text, needle):
+    p = tmp_path / "t.csv"
+    p.write_text(text)
+    with pytest.raises(InputError) as err:
+        bandkit.load(p)
+    assert needle in str(err.value) and str(p) in str(err.value)
+
+
+def test_explicit_value_overrides_the_refusal_and_bad_option_names_the_column(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("label\n" + "0\n1\n" * 10)
+    assert bandkit.load(p, value="label").values.size == 20
+    with pytest.raises(InputError) as err:
+        bandkit.load(REGRESSION, value="nope")
+    assert err.value.field == "value" and "sut_version" in str(err.value)
+
+
+def test_unit_from_header_and_throughput_direction(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("build,throughput_tps\n" + "".join(f"{i // 2},{100 + i % 3}\n" for i in range(40)))
+    t = bandkit.load(p)
+    assert t.meta.value_unit == "TPS" and t.meta.extra["higher_is_better"] is True
+
+
+# -- analysis on generated truth --------------------------------------------------------------
+def _run(h, **kw):
+    t = h.table
+    return analyse_values(t["value"].to_numpy(), run=t["run"].to_numpy(), builds=t["build"].to_numpy(), **kw)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_null_histories_report_no_regression(seed):
+    """Stationary, heavy-tailed, spiky, quantised histories: nothing to report."""
+    h = generate_history(1200, seed=seed, df=3, spikes=0.02, tick=8.5 if seed % 2 else 0.0, rho=0.3 * (seed % 3 == 2))
+    res = _run(h)
+    assert not res.regressions and not res.improvements and not res.episodes and not res.drifts
+    assert res.latest.vs_best_ratio == pytest.approx(1.0)
+
+
+def test_step_regression_located_with_intervals():
+    h = generate_history(1500, seed=3, events=((900, None, 1.08),), tick=1.0)
+    res = _run(h)
+    (r,) = res.regressions
+    assert abs(r.index - 900) <= 3 and r.build_ci[0] <= 515900 <= r.build_ci[1]
+    assert r.ratio_ci[0] <= 1.08 <= r.ratio_ci[1] and r.ratio == pytest.approx(1.08, rel=0.02)
+    assert r.p_value < 1e-6 and r.open and r.kind == "regression"
+    assert res.latest.vs_best_ratio == pytest.approx(1.08, rel=0.02) and res.latest.best_build == 515000
+
+
+def test_fixed_episode_and_throughput_direction():
+    h = generate_history(1500, seed=5, events=((600, 660, 1.15),))
+    res = _run(h)
+    (e,) = res.episodes
+    assert e.kind == "regression" and abs(e.start_index - 600) <= 2 and abs(e.end_index - 660) <= 2
+    assert e.ratio == pytest.approx(1.15, rel=0.03)
+    assert not res.open_regressions and res.regressions[0].fixed_at == e.end_build
+    # the same values as a throughput: the rise is an improvement, lost later (no open regression)
+    res2 = _run(h, higher_is_better=True)
+    assert res2.episodes[0].kind == "improvement" and not res2.open_regressions
+
+
+# -- real histories ---------------------------------------------------------------------------
+def test_real_regression_episodes_and_noisy_stable():
+    r = analyse_trace(bandkit.load(REGRESSION))
+    (reg,) = r.open_regressions
+    assert reg.build == 517715 and reg.ratio == pytest.approx(1.49, abs=0.01) and reg.p_value < 1e-9
+    e = analyse_trace(bandkit.load(EPISODES))
+    assert len(e.episodes) == 3 and all(x.kind == "regression" for x in e.episodes) and not e.open_regressions
+    assert [x.start_build for x in e.episodes] == [531629, 532455, 533024]
+    n = analyse_trace(bandkit.load(NOISY))
+    assert not n.regressions and not n.improvements and n.eras[0].cv > 0.1
+
+
+# -- report, CLI, schema ----------------------------------------------------------------------
+def test_report_json_text_and_schema(capsys):
+    from bandkit.schema import validate_report
+
+    assert main(["report", str(REGRESSION), str(NOISY), "--format", "json", "--quiet"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    validate_report(doc)
+    h = doc["traces"][0]["history"]
+    assert doc["traces"][0]["kind"] == "history" and h["builds"] == 1665 and h["runs"] == 7649
+    (reg,) = h["regressions"]
+    assert reg["build"] == 517715 and len(reg["build_ci"]) == 2 and reg["ratio_ci"][0] <= reg["ratio"] <= reg["ratio_ci"][1]
+    assert h["latest"]["vs_best_ratio"] == pytest.approx(1.49, abs=0.01) and h["latest"]["best_build"] == 515218
+    kinds = {f["kind"] for f in doc["findings"]}
+    assert {"regression", "stable_history"} <= kinds
+    assert main(["report", str(REGRESSION), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "regression ×1.49 slower at build 517715" in text and "currently ×1.49 slower than build 515218" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_fail_on_regression_and_since(capsys):
+    assert main(["report", str(REGRESSION), "--fail-on", "regression", "--quiet"]) == 1
+    capsys.readouterr()
+    assert main(["report", str(NOISY), "--fail-on", "regression", "--quiet"]) == 0
+    assert main(["report", str(EPISODES), "--fail-on", "regression", "--quiet"]) == 0  # fixed: not open
+    capsys.readouterr()
+    assert main(["report", str(REGRESSION), "--since", "517800", "--fail-on", "regression", "--quiet",
+                 "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["traces"][0]["history"]["regressions"] == [] and doc["traces"][0]["history"]["since"] == 517800
+
+
+def test_cli_column_options_and_errors(tmp_path, capsys):
+    p = tmp_path / "h.csv"
+    p.write_text("n,rev,t\n" + "".join(f"{i},{i // 3},{1.0 + (i // 3 >= 30) * 0.5 + 0.01 * (i % 3)}\n"
+                                       for i in range(180)))
+    assert main(["report", str(p), "--value", "t", "--build", "rev", "--format", "json", "--quiet"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    h = doc["traces"][0]["history"]
+    assert h["builds"] == 60 and h["regressions"][0]["build"] == 30
+    assert main(["report", str(p), "--value", "nope", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("bandkit: error: ") and "nope" in err
