@@ -271,6 +271,7 @@ EPILOG_FLEET = """examples:
   bandkit fleet 'runs/node*_0.dat' --jobs 8      a glob (quote it), 8 local processes
   bandkit fleet runs/ --format html -o fleet.html    ranking table + heat-map (trace x time)
   bandkit fleet runs/ --dask-scheduler tcp://10.0.0.1:8786   on a Dask cluster (workers see runs/)
+  bandkit fleet 'histories/*.csv.gz' --jobs 2 --since 517000 --fail-on regression   CI histories, worst first
 """
 
 
@@ -294,8 +295,12 @@ def _cmd_fleet(args) -> int:
         from tqdm import tqdm
 
         progress = lambda it: tqdm(it, desc="analysing", unit="file", leave=False, file=sys.stderr)  # noqa: E731
+    from .analyze import AnalysisOptions
+
+    params = _history_params(args)
     rep = rank_fleet(args.paths, jobs=args.jobs or 1, scheduler=args.dask_scheduler, format=args.input_format,
-                     load_options=_load_options(args), n_bins=args.bins, z_threshold=args.z, progress=progress)
+                     load_options=_load_options(args), n_bins=args.bins, z_threshold=args.z, progress=progress,
+                     options=AnalysisOptions(params=params) if params else None)
     shown = rep.errors[:5]
     for p, e in shown:
         print(f"bandkit: {'error' if not rep.rows else 'warning: skipped'}: {e}", file=sys.stderr)
@@ -311,14 +316,31 @@ def _cmd_fleet(args) -> int:
     else:
         text = rep.to_text(limit=args.limit)
     write_output(text, args.output, [r.path for r in rep.rows])
-    return 1 if args.fail_on_outliers and rep.outliers else 0
+    if args.fail_on_outliers and rep.outliers:
+        return 1
+    return _fleet_fail_on(rep, args.fail_on)
+
+
+def _fleet_fail_on(rep, kinds) -> int:
+    """``bandkit fleet --fail-on regression``: exit 1 while any series has an open regression."""
+    if kinds and "regression" in kinds and any((r.extra or {}).get("open_regressions") for r in rep.rows):
+        return 1
+    return 0
+
+
+def _fleet_fail_kind(text: str) -> frozenset[str]:
+    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
+    if kinds - {"regression"}:
+        raise argparse.ArgumentTypeError(f"unknown kind(s) {', '.join(sorted(kinds - {'regression'}))} (known: regression)")
+    return kinds
 
 
 def _add_fleet(sub) -> None:
-    p = sub.add_parser("fleet", help="analyse many FTQ traces and rank them (outliers, heat-map)",
+    p = sub.add_parser("fleet", help="analyse many traces or histories and rank them (worst first)",
                        description="Analyse many traces (one per node / CPU) with the same analyses as "
                                    "'bandkit report', rank them by FTQ fraction and flag outliers (modified "
-                                   "z-score of FTQ fraction and stall share).",
+                                   "z-score of FTQ fraction and stall share). Histories and runner results are "
+                                   "ranked by open regressions (size, then confidence), then episodes, then noise.",
                        epilog=EPILOG_FLEET, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="DIR_OR_GLOB",
                    help="directories (searched for *.dat[.gz]), glob patterns or files")
@@ -331,6 +353,10 @@ def _add_fleet(sub) -> None:
     p.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="text: show the N worst traces only")
     p.add_argument("--no-profiles", action="store_true", help="json: leave out the per-trace time profiles")
     p.add_argument("--fail-on-outliers", action="store_true", help="exit 1 when an outlier is found")
+    p.add_argument("--fail-on", type=_fleet_fail_kind, metavar="regression",
+                   help="histories / runner results: exit 1 while a series has an open regression")
+    p.add_argument("--since", metavar="BUILD", help="histories: report only changes at or after this build")
+    _add_table_options(p)
     _add_input_options(p)
     _add_output_options(p)
     p.set_defaults(func=_cmd_fleet)

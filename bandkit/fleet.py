@@ -26,6 +26,7 @@ import numpy as np
 from . import __version__
 from ._json import dumps, jsonable
 from .errors import BandkitError, InputError, UsageError
+from .fleet_history import RANKED_KINDS
 
 #: Version of the fleet JSON document (``kind: "fleet"``).
 FLEET_SCHEMA_VERSION = 1
@@ -35,6 +36,8 @@ DEFAULT_BINS = 200
 DEFAULT_Z = 3.5
 #: File names picked up when a directory is given.
 FTQ_NAME = re.compile(r"\.(dat|ftq)(\.gz)?$", re.I)
+#: Tables (histories, result tables) picked up in a directory without FTQ files.
+TABLE_NAME = re.compile(r"\.(csv|tsv|parquet)(\.gz)?$", re.I)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -59,8 +62,11 @@ def expand_inputs(items: Iterable[str | os.PathLike]) -> list[str]:
         if os.path.isdir(s):
             found = [str(p) for p in Path(s).rglob("*") if p.is_file() and FTQ_NAME.search(p.name)
                      and not is_counts_name(p.name)]
+            if not found:  # a directory of histories / result tables
+                found = [str(p) for p in Path(s).rglob("*") if p.is_file() and TABLE_NAME.search(p.name)]
             if not found:
-                raise InputError(s, "directory holds no FTQ trace files (*.dat, *.dat.gz)")
+                raise InputError(s, "directory holds no FTQ trace files (*.dat, *.dat.gz) and no tables "
+                                    "(*.csv, *.tsv, *.parquet)")
             out.extend(sorted(found, key=_natural_key))
         elif any(ch in s for ch in "*?["):
             found = [p for p in glob.glob(s, recursive=True) if os.path.isfile(p)]
@@ -201,6 +207,9 @@ def summarize_path(item, options=None, n_bins: int = DEFAULT_BINS, format: str |
     rows = []
     for i, t in enumerate(traces):
         try:
+            if t.kind in RANKED_KINDS:
+                rows.append(_ranked_row(analyze_trace(t, i, options), options))
+                continue
             rows.append(_row_from_report(analyze_trace(t, i, options), n_bins))
         except BandkitError as exc:
             rows.append({"path": t.path, "label": t.label, "error": str(exc)})
@@ -209,6 +218,14 @@ def summarize_path(item, options=None, n_bins: int = DEFAULT_BINS, format: str |
                          "error": f"{t.label}: internal error in the analysis ({type(exc).__name__}: {exc}); "
                                   "please report it"})
     return rows
+
+
+def _ranked_row(tr, options) -> dict[str, Any]:
+    """Row of a history or runner trace (:mod:`bandkit.fleet_history`)."""
+    from .fleet_history import history_row, runner_row
+
+    since = (options.for_section("history") if options is not None else {}).get("since")
+    return history_row(tr, since) if tr.trace.kind == "history" else runner_row(tr, since)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -297,6 +314,9 @@ class FleetRow:
             d["profile_bin"] = self.profile_bin
             d["time_unit"] = self.time_unit
             d["profile"] = list(self.profile)
+        if self.extra:  # history / runner rows: what the regression ranking is made of
+            d["kind"] = self.extra.get("kind")
+            d.update({k: v for k, v in self.extra.items() if profile or not k.startswith("sparkline")})
         return jsonable(d)
 
 
@@ -312,6 +332,8 @@ class FleetReport:
     median_ftq_fraction: float | None
     median_stall_share: float | None
     backend: str = "local"
+    #: "ftq_fraction" (FTQ fleets) or "regressions" (histories / runner results first, see fleet_history)
+    ranking: str = "ftq_fraction"
 
     @property
     def outliers(self) -> tuple[FleetRow, ...]:
@@ -353,24 +375,49 @@ class FleetReport:
             "median_stall_share": self.median_stall_share,
             "outliers": [r.path if r.thread is None else r.label for r in self.outliers],
             "n_bins": self.n_bins,
+            "ranking": self.ranking,
+            **self._regression_summary(),
             "rows": [r.to_dict(profile=profiles) for r in self.rows],
             "errors": [{"path": p, "error": e} for p, e in self.errors],
         })
+
+    def _regression_summary(self) -> dict[str, Any]:
+        if self.ranking != "regressions":
+            return {}
+        from .fleet_history import flagged
+
+        ex = [r.extra for r in self.rows if r.extra]
+        return {"n_open_regressions": sum(len(e.get("open_regressions") or []) for e in ex),
+                "n_with_open_regressions": sum(1 for e in ex if e.get("open_regressions")),
+                "n_episodes": sum(len(e.get("episodes") or []) for e in ex),
+                "flagged": [r.label for r in self.rows if r.extra and flagged(r.extra)]}
 
     def to_json(self, profiles: bool = True) -> str:
         return dumps(self.to_dict(profiles=profiles))
 
     def to_text(self, width: int = 100, limit: int | None = None) -> str:
+        if self.ranking == "regressions":
+            from .render.fleet_history import render_history_fleet_text
+
+            return render_history_fleet_text(self, width=width, limit=limit)
         from .render.text_fleet import render_fleet_text
 
         return render_fleet_text(self, width=width, limit=limit)
 
     def to_html(self) -> str:
+        if self.ranking == "regressions":
+            from .render.fleet_history import render_history_fleet_html
+
+            return render_history_fleet_html(self)
         from .render.text_fleet import render_fleet_html
 
         return render_fleet_html(self)
 
     def _repr_html_(self) -> str:
+        if self.ranking == "regressions":
+            from .render.fleet_history import history_fleet_html_fragment
+
+            return history_fleet_html_fragment(self)
         from .render.text_fleet import fleet_html_fragment
 
         return fleet_html_fragment(self)
@@ -393,6 +440,12 @@ def build_report(rows: Sequence[Mapping[str, Any]], z_threshold: float = DEFAULT
     order = sorted(range(len(good)), key=lambda i: (
         math.inf if frac[i] is None else frac[i], -(share[i] or 0.0), _natural_key(good[i]["path"]),
         good[i].get("thread") or 0))
+    ranked = [i for i in order if good[i].get("kind") in RANKED_KINDS]
+    if ranked:  # histories / runner results first, by what matters to them (bandkit.fleet_history)
+        from .fleet_history import order_rows
+
+        sub = order_rows([good[i] for i in ranked])
+        order = [ranked[j] for j in sub] + [i for i in order if good[i].get("kind") not in RANKED_KINDS]
     out = []
     for rank, i in enumerate(order, start=1):
         r = good[i]
@@ -416,11 +469,24 @@ def build_report(rows: Sequence[Mapping[str, Any]], z_threshold: float = DEFAULT
             z_fraction=zf[i], z_stall=zs[i], outlier_reasons=tuple(reasons),
             profile=tuple(r.get("profile") or ()), profile_bin=r.get("profile_bin"),
             time_unit=r.get("time_unit") or "s", findings=tuple(r.get("findings") or ()),
+            extra=_ranked_extra(r),
         ))
     fin = [v for v in frac if v is not None]
     sh = [v for v in share if v is not None]
     return FleetReport(tuple(out), errors, float(z_threshold), int(n_bins),
-                       float(np.median(fin)) if fin else None, float(np.median(sh)) if sh else None, backend)
+                       float(np.median(fin)) if fin else None, float(np.median(sh)) if sh else None, backend,
+                       ranking="regressions" if ranked else "ftq_fraction")
+
+
+_FTQ_ROW_KEYS = frozenset({"path", "label", "node", "thread", "cpu", "format", "error", "findings",
+                           "finding_kinds"})
+
+
+def _ranked_extra(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The history / runner part of a row (kept in FleetRow.extra)."""
+    if r.get("kind") not in RANKED_KINDS:
+        return {}
+    return {k: v for k, v in r.items() if k not in _FTQ_ROW_KEYS}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -466,6 +532,30 @@ def _warm_up(options, n_bins: int) -> None:
         pass
 
 
+def _all_tables(items) -> bool:
+    return bool(items) and all(isinstance(x, str) and TABLE_NAME.search(x) for x in items)
+
+
+def _warm_up_history(options) -> None:
+    """Run the history pipeline once on a small generated table (imports what a history row needs,
+    loads numba's cached code) so that forked workers start warm."""
+    import io
+
+    from .synthetic.history import generate_history
+
+    buf = io.StringIO()
+    generate_history(60, seed=0).to_csv(buf)
+    src = io.BytesIO(buf.getvalue().encode())
+    src.name = "<warm-up>.csv"
+    try:
+        from .loaders.registry import load_traces
+
+        for t in load_traces(src):
+            summarize_path(t, options=options)
+    except Exception:  # pragma: no cover - warming up is an optimisation only
+        pass
+
+
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
@@ -486,7 +576,10 @@ def _run_local(items, jobs: int, kwargs: dict, progress: Callable | None) -> lis
     try:
         ctx = _mp_context()
         if ctx.get_start_method() == "fork":
-            _warm_up(kwargs.get("options"), kwargs.get("n_bins", DEFAULT_BINS))
+            if _all_tables(items):  # histories: warm only what they use (no FTQ analyses in the workers)
+                _warm_up_history(kwargs.get("options"))
+            else:
+                _warm_up(kwargs.get("options"), kwargs.get("n_bins", DEFAULT_BINS))
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
             results = ex.map(_call_summarize, [(x, kwargs) for x in items], chunksize=chunksize)
             if progress:

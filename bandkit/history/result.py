@@ -5,7 +5,6 @@ faster for throughputs: ``higher_is_better`` says which); builds are the ids as 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -13,20 +12,10 @@ import numpy as np
 
 
 def _plain(v: Any) -> Any:
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        return f if math.isfinite(f) else None
-    if isinstance(v, (list, tuple, np.ndarray)):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if hasattr(v, "to_dict"):
-        return v.to_dict()
-    return v
+    """JSON-ready plain Python (numpy arrays and scalars, NaN -> None), see changepoints' ``_clean``."""
+    from ..changepoints.result import _clean
+
+    return _clean(v.tolist() if isinstance(v, np.ndarray) else v)
 
 
 class _Dict:
