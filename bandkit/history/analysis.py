@@ -60,19 +60,27 @@ def _iso(origin: str | None, t: float) -> str | None:
 
 def _gate(y: np.ndarray, zw: np.ndarray, cands: list[int], p: dict) -> tuple[list[int], list[float]]:
     """Drop failing candidates one at a time (largest p-value first); returns the kept changes and
-    their p-values."""
+    their p-values. Each (start, change, end) triple is tested once (dropping a candidate only
+    changes its neighbours' tests), so this is linear in the number of candidates."""
     from ..changepoints.uncertainty import cusum_p_value
 
     n = y.size
     min_eff = math.log1p(p["min_relative"])
     cands = sorted(int(c) for c in cands)
+    memo: dict[tuple[int, int, int], tuple[float, float]] = {}
+
+    def test(a: int, c: int, b: int) -> tuple[float, float]:
+        key = (a, c, b)
+        if key not in memo:
+            memo[key] = (cusum_p_value(zw, a, b), abs(float(np.median(y[c:b]) - np.median(y[a:c]))))
+        return memo[key]
+
     while True:
         bounds = [0] + cands + [n]
         worst, worst_key, pvals = None, None, []
         for k, c in enumerate(cands):
             a, b = bounds[k], bounds[k + 2]
-            pv = cusum_p_value(zw, a, b)
-            eff = abs(float(np.median(y[c:b]) - np.median(y[a:c])))
+            pv, eff = test(a, c, b)
             pvals.append(pv)
             ok = pv < p["alpha"] and eff >= min_eff and c - a >= p["min_builds"] and b - c >= p["min_builds"]
             if not ok:

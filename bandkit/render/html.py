@@ -30,6 +30,7 @@ SECTION_HTML: dict[str, str] = {
     "spectrum": "bandkit.render.html_sections:spectrum_html",
     "postmortem": "bandkit.render.html_sections:postmortem_html",
     "changepoints": "bandkit.render.html_sections:changepoints_html",
+    "history": "bandkit.render.html_sections:history_html",
 }
 CROSS_HTML: dict[str, str] = {
     "interference": "bandkit.render.html_sections:interference_html",
@@ -37,7 +38,7 @@ CROSS_HTML: dict[str, str] = {
 #: Sections whose HTML shows the trace's key plot (e.g. the raw scatter coloured by band); a trace
 #: with none of them gets the plain raw plot (:func:`bandkit.render.html_sections.raw_plot_html`).
 #: These sections come first in a trace's HTML (right after its verdict).
-KEY_PLOT_SECTIONS: set[str] = {"bands", "postmortem"}
+KEY_PLOT_SECTIONS: set[str] = {"bands", "postmortem", "history"}
 
 #: Figure width in inches for a full-width plot, and the PNG resolution (px per inch).
 FIG_WIDTH = 10.0

@@ -388,3 +388,22 @@ def _changepoints_figure(res, trace, an) -> str:
                        caption="The series" + (f" as block means ({block:,} quanta per block)" if block > 1 else "")
                                + " with each segment's level; dashed lines are change points, shaded spans their "
                                  "confidence intervals.")
+
+
+# -- history (one benchmark across builds) ---------------------------------------------------
+def history_html(section, tr) -> str:
+    """The history plot (levels per build, eras, changes, episodes) and the section's tables."""
+    from .html import _text_fallback
+
+    parts = []
+    if plots_enabled() and section.result is not None and section.result.levels is not None \
+            and len(section.result.levels) > 1:
+        from ..plots.history import plot_history
+
+        fig = new_figure(height=3.2)
+        plot_history(section.result, ax=fig.add_subplot())
+        parts.append(figure_html(fig, alt="median per build with era levels and located changes",
+                                 caption="Grey: median of each build; red steps: era levels; dashed: located "
+                                         "changes (shaded: 95 % build interval); orange: episodes."))
+    parts.append(_text_fallback(section) or "")
+    return "".join(parts)
