@@ -15,8 +15,9 @@ Method (per history; numbers in ``DEFAULTS``):
    dropped and its neighbours re-tested until every kept change passes.
 4. For kept changes: 95 % build interval (residual bootstrap of the location,
    :func:`bandkit.changepoints.uncertainty.location_ci`), levels before/after (medians of the
-   adjacent eras), ratio with a 95 % interval (difference of era medians, standard error
-   1.2533 sigma sqrt(1/n1 + 1/n2) with the long-run noise sigma).
+   adjacent eras), ratio with a 95 % interval (difference of era medians; standard error
+   1.2533 x robust SD / sqrt(n) per era, at least the long-run noise sigma, plus the rounding of
+   quantised timings: step^2 / 12 per era, the step relative to the level).
 5. Episodes: a regression followed later by a change back to within half its size of the level
    before it; drifts: two or more same-direction changes whose middle eras a straight line fits
    better than the steps (BIC); eras: level and noise between kept changes; latest: the last
@@ -114,6 +115,8 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
         s = float(np.median(np.abs(med))) or 1.0
         y = med / s
     runs = int(bt.counts.sum())
+    lvl = float(np.median(np.abs(med))) if nb else 1.0
+    q_rel = (bt.tick / 2.0) / lvl if lvl > 0 else 0.0  # medians of even counts sit on half ticks
     cands: list[int] = []
     sigma = float("nan")
     cost = "l2"
@@ -144,7 +147,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
             lo, hi = location_ci(zw, c, a, b, min_size=1, level=p["confidence"], n_boot=p["n_boot"], rng=rng) \
                 if p["n_boot"] > 0 else (c, c)
             d = era_lv[k + 1] - era_lv[k]
-            se = _ratio_se(y, a, c, b, sigma)
+            se = _ratio_se(y, a, c, b, sigma, q_rel if positive else q_rel * 0.0)
             before, after = float(back(era_lv[k])), float(back(era_lv[k + 1]))
             if positive:
                 ratio, rlo, rhi = math.exp(d), math.exp(d - zq * se), math.exp(d + zq * se)
@@ -178,16 +181,17 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
         build_ids=bt.ids, levels=med, fitted=fitted)
 
 
-def _ratio_se(y: np.ndarray, a: int, c: int, b: int, sigma: float) -> float:
-    """Standard error of the difference of the era medians ``y[a:c]`` and ``y[c:b]``: 1.2533 x the
-    robust SD of each era (at least the detector's noise scale, which is long-run: it carries the
-    autocorrelation) over the square root of its length."""
+def _ratio_se(y: np.ndarray, a: int, c: int, b: int, sigma: float, q: float) -> float:
+    """Standard error of the difference of the era medians of ``y[a:c]`` and ``y[c:b]``: per era
+    1.2533 x its robust SD (at least the detector's long-run noise scale, which carries the
+    autocorrelation) / sqrt(length), plus the rounding of quantised timings (a median sits on the
+    grid of step ``q``: variance q^2 / 12 per era)."""
     var = 0.0
     for s0, s1 in ((a, c), (c, b)):
         seg = y[s0:s1]
         sd = _MAD * float(np.median(np.abs(seg - np.median(seg)))) if seg.size > 2 else sigma
-        var += max(sd, sigma) ** 2 / seg.size
-    return 1.2533 * math.sqrt(var)
+        var += (1.2533 * max(sd, sigma)) ** 2 / seg.size + q * q / 12.0
+    return math.sqrt(var)
 
 
 def _drifts(y, changes: list[Change], bounds, bt: BuildTable, hib: bool):

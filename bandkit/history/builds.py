@@ -17,7 +17,8 @@ class BuildTable:
     """One entry per build, in build order. ``ids``: the build ids as in the file; ``counts``:
     measurements per build; ``median``: the build's median value (value units); ``time``: the first
     measurement's time (s, NaN when unknown); ``spread``: relative MAD of the build's values;
-    ``first_row``: index of the build's first row in the trace data."""
+    ``first_row``: index of the build's first row in the trace data; ``tick``: the quantisation step
+    of the values (median gap between distinct values; ~0 for continuous data)."""
 
     ids: np.ndarray
     counts: np.ndarray
@@ -25,6 +26,7 @@ class BuildTable:
     time: np.ndarray
     spread: np.ndarray
     first_row: np.ndarray
+    tick: float = 0.0
 
     def __len__(self) -> int:
         return int(self.counts.size)
@@ -62,8 +64,11 @@ def build_table(run: np.ndarray, value: np.ndarray, ids: np.ndarray, time: np.nd
             np.minimum.at(tmin, run - 1, np.where(np.isfinite(tt), tt, np.inf))
             t = np.where(np.isfinite(tmin[present]), tmin[present], np.nan)
     first = starts[present]
+    uniq = np.unique(sv[np.isfinite(sv)])
+    gaps = np.diff(uniq)
+    tick = float(np.median(gaps)) if gaps.size else 0.0
     return BuildTable(ids=np.asarray(ids)[first], counts=counts[present], median=med, time=t, spread=spread,
-                      first_row=first)
+                      first_row=first, tick=tick)
 
 
 def trace_build_table(trace) -> BuildTable:
