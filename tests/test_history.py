@@ -207,3 +207,26 @@ def test_cli_column_options_and_errors(tmp_path, capsys):
     assert main(["report", str(p), "--value", "nope", "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and err.startswith("bandkit: error: ") and "nope" in err
+
+
+def test_build_metadata_suspects_and_too_few_builds(tmp_path):
+    h = generate_history(400, seed=21, events=((250, None, 1.15),))
+    t = h.table
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"build": t["build"], "value": t["value"],
+                       "compiler": np.where(t["run"] > 250, "gcc-12", "gcc-11"),
+                       "host": rng.choice(["a", "b", "c"], len(t))})
+    p = tmp_path / "h.csv"
+    df.to_csv(p, index=False)
+    res = analyse_trace(bandkit.load(p))
+    (reg,) = res.regressions
+    names = [s["metadata"] for s in reg.suspects]
+    assert names and names[0] == "compiler" and "host" not in names
+    one = tmp_path / "one.csv"
+    one.write_text("sut_version,value\n7,1.0\n7,1.1\n7,0.9\n")
+    rep = bandkit.analyze(bandkit.load(one))
+    assert [f["kind"] for f in rep.findings] == ["too_few_builds"]
+    # a 'version' column with a single value is no build column: runner results
+    tool = tmp_path / "tool.csv"
+    tool.write_text("version,value\n3.11,1.0\n3.11,1.1\n")
+    assert bandkit.load(tool).kind == "runner"

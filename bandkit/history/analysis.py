@@ -45,6 +45,8 @@ DEFAULTS: dict[str, Any] = {
     "penalty": "auto",
 }
 _MAD = 1.482602218505602
+#: Fewer builds than this: no change is looked for (levels and noise only).
+MIN_BUILDS_ANALYSED = 8
 
 
 def _iso(origin: str | None, t: float) -> str | None:
@@ -118,10 +120,11 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
     lvl = float(np.median(np.abs(med))) if nb else 1.0
     q_rel = (bt.tick / 2.0) / lvl if lvl > 0 else 0.0  # medians of even counts sit on half ticks
     cands: list[int] = []
+    n_cand = 0
     sigma = float("nan")
     cost = "l2"
     zw = y
-    if nb >= max(2 * p["min_builds"], 8):
+    if nb >= max(2 * p["min_builds"], MIN_BUILDS_ANALYSED):
         from ..changepoints import detect_changepoints
         from ..changepoints.costs import winsorize_local
         from ..changepoints.penalty import diff_scale
@@ -131,6 +134,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
         yw = winsorize_local(y) if cost == "robust" else y
         sigma = res.noise_scale if np.isfinite(res.noise_scale) and res.noise_scale > 0 else diff_scale(yw)
         zw = (yw - np.median(yw)) / sigma
+        n_cand = len(res.changepoints)
         cands, pvals = _gate(y, zw, list(res.indices), p)
     kept = cands
     bounds = [0] + kept + [nb]
@@ -171,7 +175,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
     fitted = np.repeat([float(back(v)) for v in era_lv], np.diff(bounds))
     params_out = {**{k: p[k] for k in ("alpha", "min_relative", "min_builds", "confidence")},
                   "cost": cost, "noise_scale": sigma, "scale": "log" if positive else "linear",
-                  "candidates": None}
+                  "candidates": n_cand}
     return HistoryResult(
         builds=nb, runs=runs, value_unit=value_unit, higher_is_better=bool(higher_is_better),
         first_build=bt.ids[0] if nb else None, last_build=bt.ids[-1] if nb else None,
@@ -286,7 +290,7 @@ def _eras(y, bt: BuildTable, bounds, back, positive: bool) -> list[Era]:
         spikes = float(np.mean(dev > 5 * cv)) if cv > 0 else float(np.mean(dev > 0))
         eras.append(Era(start_build=bt.ids[a], end_build=bt.ids[b - 1], builds=int(b - a),
                         runs=int(bt.counts[a:b].sum()), level=float(back(lv)),
-                        cv=cv if positive else cv, within_build_cv=within, spikes=spikes, start_index=int(a)))
+                        cv=cv, within_build_cv=within, spikes=spikes, start_index=int(a)))
     return eras
 
 

@@ -3,7 +3,7 @@
 JSON field ``history`` (see :meth:`bandkit.history.HistoryResult.to_dict` and the README); findings:
 ``regression`` (warning: open regressions, i.e. in force at the last build), ``episode`` (info:
 regressions fixed later, improvements lost later), ``improvement`` (info), ``drift`` (warning when
-in the slower direction), ``stable_history`` (info: no change reported).
+in the slower direction), ``stable_history`` (info: no change reported), ``too_few_builds`` (info).
 
 Options (``options.for_section("history")``): :data:`bandkit.history.DEFAULTS` keys, plus ``since``
 (a build id: report only changes at or after it; eras and latest still cover the whole history).
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .analysis import analyse_trace
+from .analysis import MIN_BUILDS_ANALYSED, analyse_trace
 from .result import HistoryResult
 
 
@@ -76,7 +76,10 @@ def history_findings(res: HistoryResult, since: Any = None, unit: str = "") -> l
         out.append({"kind": "improvement", "severity": "info", "count": len(imps), "build": big.build,
                     "before": big.before, "after": big.after, "ratio": big.ratio, "higher_is_better": hib,
                     "value_unit": unit})
-    if not (res.regressions or res.improvements or res.drifts):
+    if res.builds < MIN_BUILDS_ANALYSED:
+        out.append({"kind": "too_few_builds", "severity": "info", "builds": res.builds, "runs": res.runs,
+                    "needed": MIN_BUILDS_ANALYSED})
+    elif not (res.regressions or res.improvements or res.drifts):
         era = res.eras[0] if res.eras else None
         out.append({"kind": "stable_history", "severity": "info", "builds": res.builds, "runs": res.runs,
                     "level": era.level if era else None, "cv": era.cv if era else None, "value_unit": unit})

@@ -268,6 +268,8 @@ def infer_roles(df: pd.DataFrame, source: Source, *, value: str | None = None, b
         taken.add(run)
     if build is None and run is None:
         build = _find(norm, BUILD_NAMES, taken)
+        if build is not None and norm[build] == "version" and df[build].nunique(dropna=True) < 2:
+            build = None  # a "version" with one value (a tool's version?) is not what the rows are grouped by
         if build is not None:
             taken.add(build)
             how["build"] = f"name ({build})"

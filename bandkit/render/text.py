@@ -30,7 +30,7 @@ VERDICT_PHRASES: dict[str, str] = {
     "sampling_locked": "bandkit.render.text_interference:phrase_locked",
     "level_shift": "bandkit.render.text_changepoints:phrase",
     **{k: "bandkit.render.text_history:phrase" for k in ("regression", "episode", "drift", "improvement",
-                                                         "stable_history")},
+                                                         "stable_history", "too_few_builds")},
     **{k: "bandkit.render.text_runners:phrase" for k in ("step", "bimodal", "bands", "trend", "warmup", "outlier_runs",
                                                           "stable_runs", "no_per_run_data", "too_few_runs")},
 }

@@ -123,6 +123,8 @@ def phrase(f: dict[str, Any]) -> str:
         n = f.get("count", 1)
         head = f"{n} improvements, largest" if n > 1 else "improvement"
         return f"{head} {fmt_ratio(f.get('ratio'), hib)} at build {_b(f.get('build'))}"
+    if kind == "too_few_builds":
+        return f"only {f.get('builds', 0):,} build(s): too few to look for changes (at least {f.get('needed')})"
     if kind == "stable_history":
         cv = f.get("cv")
         noise = f", build-to-build noise {100 * cv:.2g} %" if cv is not None else ""
