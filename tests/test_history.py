@@ -230,3 +230,9 @@ def test_build_metadata_suspects_and_too_few_builds(tmp_path):
     tool = tmp_path / "tool.csv"
     tool.write_text("version,value\n3.11,1.0\n3.11,1.1\n")
     assert bandkit.load(tool).kind == "runner"
+
+
+def test_html_report_of_a_history():
+    html = bandkit.analyze(bandkit.load(REGRESSION)).to_html()
+    assert "sec-history" in html and "data:image/png;base64," in html and "<script" not in html.lower()
+    assert "517715" in html and "regression" in html
