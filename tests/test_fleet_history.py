@@ -66,7 +66,7 @@ def test_jobs_2_and_dask_give_byte_identical_json(fleet_dir, local):
 def test_cli_fleet_gating_since_and_html(fleet_dir, tmp_path, capsys):
     assert main(["fleet", str(fleet_dir), "--fail-on", "regression", "--quiet"]) == 1
     text = capsys.readouterr().out
-    assert "2 with open regressions" in text and "×1.3 slower at 515300" in text
+    assert "2 with open regressions" in text and "×1.3 at 515300" in text
     # only changes from build 515350 on: both regressions are older
     assert main(["fleet", str(fleet_dir), "--since", "515350", "--fail-on", "regression", "--quiet",
                  "-f", "json"]) == 0

@@ -5,14 +5,19 @@ milliseconds)."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from .text_history import fmt_ratio
 from .textutil import fmt_num, table
 
 
+_TABLE_EXT = re.compile(r"\.(csv|tsv|parquet)(\.gz)?$", re.I)
+
+
 def _label(label: str, prefix: str, n: int) -> str:
     s = label[len(prefix):] if prefix and label.startswith(prefix) else label
+    s = _TABLE_EXT.sub("", s)
     if len(s) <= n:
         return s
     head = (n - 1) // 2
@@ -49,7 +54,7 @@ def fleet_verdict(report) -> str:
     return f"{head}: " + ", ".join(bits)
 
 
-def fleet_table(report, label_width: int = 28, limit: int | None = None):
+def fleet_table(report, label_width: int = 26, limit: int | None = None):
     from .text_fleet import common_prefix
 
     prefix = common_prefix(report)
@@ -60,12 +65,12 @@ def fleet_table(report, label_width: int = 28, limit: int | None = None):
         hib = bool(e.get("higher_is_better"))
         reg = "–"
         if w:
-            reg = f"{fmt_ratio(w.get('ratio'), hib)} at {w.get('build')}"
+            reg = f"×{w.get('ratio'):.3g} at {w.get('build')}"
             n = len(e.get("open_regressions") or [])
             if n > 1:
-                reg += f" (+{n - 1})"
+                reg += f" +{n - 1}"
         elif e.get("drifts"):
-            reg = f"drift {fmt_ratio(e['drifts'][0].get('ratio'), hib)}"
+            reg = f"drift ×{e['drifts'][0].get('ratio'):.3g}"
         lt = e.get("latest") or {}
         vs = lt.get("vs_best_ratio")
         eps = e.get("episodes") or []
@@ -79,7 +84,11 @@ def fleet_table(report, label_width: int = 28, limit: int | None = None):
 
 def render_history_fleet_text(report, width: int = 100, limit: int | None = None) -> str:
     header, rows, prefix = fleet_table(report, limit=limit)
-    out = [f"bandkit fleet — {fleet_verdict(report)}" + (f" (in {prefix})" if prefix else "")]
+    out = [f"bandkit fleet — {fleet_verdict(report)}"]
+    if prefix:
+        out.append(f"  in {prefix}")
+    out.append("  open regression: the largest in force, after/before at its first build (+N more); "
+               "vs best: latest/best level")
     out += table(rows, header=header, width=width, align="rlrlrrrr")
     if limit and len(report.rows) > limit:
         out.append(f"  … {len(report.rows) - limit:,} more in the JSON report")
@@ -88,7 +97,9 @@ def render_history_fleet_text(report, width: int = 100, limit: int | None = None
         out.append(f"  {len(ftq):,} FTQ trace(s) ranked after the series (see --format json)")
     for p, err in report.errors[:20]:
         out.append(f"  could not analyse: {err}")
-    return "\n".join(out) + "\n"
+    from .text import _wrap
+
+    return "\n".join(_wrap(line, width) for line in out) + "\n"
 
 
 def sparkline_svg(values, marks=(), width: int = 240, height: int = 36) -> str:
