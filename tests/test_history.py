@@ -236,3 +236,12 @@ def test_html_report_of_a_history():
     html = bandkit.analyze(bandkit.load(REGRESSION)).to_html()
     assert "sec-history" in html and "data:image/png;base64," in html and "<script" not in html.lower()
     assert "517715" in html and "regression" in html
+
+
+def test_drift_is_a_ramp_not_two_steps():
+    ramp = _run(generate_history(1500, seed=2, ramps=((500, 900, 1.25),), between_cv=0.01, within_cv=0.01))
+    (d,) = ramp.drifts
+    assert d.kind == "regression" and d.ratio == pytest.approx(1.25, rel=0.02)
+    assert 480 <= d.start_index <= 600 and 800 <= d.end_index <= 920 and not ramp.regressions
+    steps = _run(generate_history(1500, seed=2, events=((500, None, 1.1), (900, None, 1.1))))
+    assert not steps.drifts and [r.index for r in steps.regressions] == [500, 900]

@@ -199,16 +199,18 @@ def _ratio_se(y: np.ndarray, a: int, c: int, b: int, sigma: float, q: float) -> 
 
 
 def _drifts(y, changes: list[Change], bounds, bt: BuildTable, hib: bool):
-    """Runs of >= 2 same-direction changes whose middle eras (>= 6 builds) a line fits better than
-    steps (BIC): one Drift instead of the steps."""
-    if len(changes) < 2:
+    """Runs of >= 3 same-direction changes (so >= 2 middle eras, >= 6 builds in all) that a straight
+    line fits better than the staircase of their era levels (BIC): one Drift instead of the steps.
+    (Two steps with one flat era between them are two steps: a line against one level would only
+    test for a slope inside that era, which slow wander and autocorrelation make look significant.)"""
+    if len(changes) < 3:
         return [], changes
     drifts, out, i = [], [], 0
     while i < len(changes):
         j = i
         while j + 1 < len(changes) and (changes[j + 1].ratio > 1) == (changes[i].ratio > 1):
             j += 1
-        if j > i:
+        if j >= i + 2:
             a, b = changes[i].index, changes[j].index  # the middle eras: builds a .. b-1
             seg = y[a:b]
             if seg.size >= 6:

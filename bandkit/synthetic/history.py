@@ -42,14 +42,15 @@ class History:
 def generate_history(n_builds: int = 1500, *, base: float = 850.0, per_build: float = 4.0,
                      between_cv: float = 0.015, within_cv: float = 0.015, df: float = 3.0,
                      spikes: float = 0.005, spike_size: tuple = (1.2, 3.0), tick: float = 0.0,
-                     rho: float = 0.0, events=(), first_build: int = 515000, seed: int = 0) -> History:
+                     rho: float = 0.0, events=(), ramps=(), first_build: int = 515000, seed: int = 0) -> History:
     """A history of ``n_builds`` builds (see the module docstring).
 
     ``per_build``: mean measurements per build (1 + Poisson(per_build - 1), at most 8);
     ``between_cv`` / ``within_cv``: scales of the build-level and measurement-level Student-t(df)
     noise (relative); ``spikes``: share of measurements multiplied by U(spike_size); ``tick``:
     quantisation step in value units (0: none); ``rho``: AR(1) coefficient of the build-level
-    noise; ``events``: ((start, end, ratio), ...) in build indices.
+    noise; ``events``: ((start, end, ratio), ...) in build indices; ``ramps``: ((start, end, ratio), ...)
+    a level that moves log-linearly from 1 at ``start`` to ``ratio`` at ``end`` and stays there.
     """
     rng = np.random.default_rng(seed)
     counts = np.minimum(1 + rng.poisson(max(per_build - 1.0, 0.0), n_builds), 8)
@@ -66,6 +67,9 @@ def generate_history(n_builds: int = 1500, *, base: float = 850.0, per_build: fl
     level = np.ones(n_builds)
     for start, end, ratio in events:
         level[start:(end if end is not None else n_builds)] *= ratio
+    for start, end, ratio in ramps:
+        k = np.arange(n_builds)
+        level *= np.exp(np.log(ratio) * np.clip((k - start) / max(end - start, 1), 0.0, 1.0))
     run = np.repeat(np.arange(1, n_builds + 1), counts)
     m = run.size
     w = rng.standard_t(df, m) / t_sd * within_cv
