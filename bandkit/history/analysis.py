@@ -111,15 +111,18 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
     nb = len(bt)
     med = bt.median
     positive = bool(np.all(med > 0))
+    lin_scale = 1.0  # linear mode (some levels <= 0): y = levels / lin_scale
     if positive:
         y = np.log(med)
     else:
-        s = float(np.median(np.abs(med))) or 1.0
-        y = med / s
+        lin_scale = float(np.median(np.abs(med))) or 1.0
+        y = med / lin_scale
     runs = int(bt.counts.sum())
     lvl = float(np.median(np.abs(med))) if nb else 1.0
-    q_rel = (bt.tick / 2.0) / lvl if lvl > 0 else 0.0  # medians of even counts sit on half ticks
+    # rounding of quantised timings in units of y (medians of even counts sit on half ticks)
+    q_rel = (bt.tick / 2.0) / lvl if lvl > 0 else 0.0
     cands: list[int] = []
+    pvals: list[float] = []
     n_cand = 0
     sigma = float("nan")
     cost = "l2"
@@ -140,30 +143,32 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
     bounds = [0] + kept + [nb]
     zq = NormalDist().inv_cdf(0.5 + p["confidence"] / 2)
     rng = np.random.default_rng(p["seed"])
-    back = np.exp if positive else (lambda v: v * (float(np.median(np.abs(med))) or 1.0))
+    back = np.exp if positive else (lambda v: v * lin_scale)
     era_lv = [float(np.median(y[a:b])) for a, b in zip(bounds[:-1], bounds[1:])]
     changes: list[Change] = []
     if kept:
-        from ..changepoints.uncertainty import cusum_p_value, location_ci
+        from ..changepoints.uncertainty import location_ci
 
         for k, c in enumerate(kept):
             a, b = bounds[k], bounds[k + 2]
             lo, hi = location_ci(zw, c, a, b, min_size=1, level=p["confidence"], n_boot=p["n_boot"], rng=rng) \
                 if p["n_boot"] > 0 else (c, c)
             d = era_lv[k + 1] - era_lv[k]
-            se = _ratio_se(y, a, c, b, sigma, q_rel if positive else q_rel * 0.0)
+            se = _ratio_se(y, a, c, b, sigma, q_rel)
             before, after = float(back(era_lv[k])), float(back(era_lv[k + 1]))
             if positive:
                 ratio, rlo, rhi = math.exp(d), math.exp(d - zq * se), math.exp(d + zq * se)
+            elif before:  # linear mode: se is in units of y, i.e. of lin_scale
+                ratio = after / before
+                r1, r2 = (after - zq * se * lin_scale) / before, (after + zq * se * lin_scale) / before
+                rlo, rhi = min(r1, r2), max(r1, r2)
             else:
-                ratio = after / before if before else float("nan")
-                rlo = (after - zq * se) / before if before else float("nan")
-                rhi = (after + zq * se) / before if before else float("nan")
+                ratio = rlo = rhi = float("nan")
             slower = ratio > 1.0
             kind = "regression" if slower != higher_is_better else "improvement"
             changes.append(Change(
                 build=bt.ids[c], build_ci=(bt.ids[lo], bt.ids[hi]), before=before, after=after, ratio=ratio,
-                ratio_ci=(rlo, rhi), p_value=float(cusum_p_value(zw, a, b)), kind=kind, index=int(c),
+                ratio_ci=(rlo, rhi), p_value=float(pvals[k]), kind=kind, index=int(c),
                 builds_before=int(c - a), builds_after=int(b - c), effect=abs(d) / sigma,
                 date=_iso(time_origin, bt.time[c])))
     drifts, changes = _drifts(y, changes, bounds, bt, higher_is_better)
