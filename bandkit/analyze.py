@@ -45,6 +45,13 @@ CROSS_SECTIONS: list[str] = ["bandkit.spectrum.interference:cross_section", "ban
 #: the JSON contract.)
 CROSS_SECTION_NEEDS: dict[str, tuple[str, int]] = {
     "bandkit.postmortem:runner_summary": ("runner", 1),
+    "bandkit.spectrum.interference:cross_section": ("ftq", 2),
+}
+#: What a cross section whose needs are not met writes all the same (its key is part of the JSON
+#: contract), without being imported: the interference test needs two FTQ traces, and a runner or
+#: history report must not import the spectrum analyses to write ``"interference": null``.
+CROSS_SECTION_EMPTY: dict[str, Mapping[str, Any]] = {
+    "bandkit.spectrum.interference:cross_section": {"interference": None},
 }
 
 _SECTIONS_BY_KIND = {"ftq": FTQ_SECTIONS, "runner": RUNNER_SECTIONS, "series": SERIES_SECTIONS,
@@ -213,6 +220,8 @@ def analyze(traces: Trace | Iterable[Trace], options: AnalysisOptions | None = N
             continue
         need = CROSS_SECTION_NEEDS.get(spec)
         if need and sum(t.kind == need[0] for t in traces) < need[1]:
+            if spec in CROSS_SECTION_EMPTY:
+                cross.append(SectionResult(_section_name(spec), dict(CROSS_SECTION_EMPTY[spec])))
             continue
         s = _resolve(spec)(reports, options)
         if s is not None:
