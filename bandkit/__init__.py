@@ -5,12 +5,12 @@ bands (discrete performance levels), step changes and periodic interference.
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from ._version import __version__
 from .errors import BandkitError, InputError, UsageError
 from .trace import Trace, TraceMeta
 from .loaders import load, load_many
-from .analyze import AnalysisOptions, Report, analyze, report
+from .analyze import Report, analyze, report
+from .section import AnalysisOptions
 
 # Analyses are imported on first use (``bandkit.find_bands`` etc.), so that ``import bandkit`` and the
 # CLI's cold start do not pay for scipy.signal, scikit-learn or numba until an analysis needs them.

@@ -1,99 +1,31 @@
 """The analysis pipeline: traces in, a :class:`Report` out. No I/O here.
 
-Sections
---------
-Every analysis plugs in as a *section*: ``section(trace, options) -> SectionResult``.
-``SectionResult.fields`` are merged, in order, into the trace's JSON entry; ``result`` keeps the
-analysis object (for plots / HTML); ``findings`` are data (dicts with ``kind`` and ``severity``).
-Register a section by adding its ``"module:function"`` to the list for its trace kind below.
-
-Cross-trace analyses (e.g. the two-rate interference test) are ``cross(trace_reports, options) ->
-SectionResult`` whose ``fields`` are merged into the top level of the report; register them in
-``CROSS_SECTIONS``.
+Every analysis plugs in as a *section* (the contract and the registry are in :mod:`bandkit.section`;
+the finding kinds in :mod:`bandkit.findings`). :func:`analyze` runs, per trace, the sections
+registered for its kind (``TRACE_SECTIONS``), then the cross sections over all trace reports, whose
+fields go to the top level of the report. Sections are imported only when they run.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable
 
-from . import __version__
 from ._json import dumps, jsonable
+from ._version import __version__
+from .display import DisplayMixin, render
+from .section import SECTIONS, TRACE_SECTIONS, AnalysisOptions, Section, SectionResult, check_names, resolve
 from .trace import Trace
+
+__all__ = ["SCHEMA_VERSION", "AnalysisOptions", "SectionResult", "TraceReport", "Report", "analyze",
+           "analyze_trace", "report"]
 
 #: JSON report schema version; bump when a documented field changes meaning or disappears.
 SCHEMA_VERSION = 1
 
-#: Per-kind section functions, in report order.
-FTQ_SECTIONS: list[str] = [
-    "bandkit.summary:ftq_section",
-    "bandkit.bands:section",
-    "bandkit.spectrum.spectrum:section",
-    "bandkit.changepoints.section:section",
-]
-RUNNER_SECTIONS: list[str] = ["bandkit.postmortem:runner_section"]
-SERIES_SECTIONS: list[str] = ["bandkit.changepoints.section:section", "bandkit.bands:section"]
-#: One benchmark across builds (performance-CI histories): only what a history needs.
-HISTORY_SECTIONS: list[str] = ["bandkit.history.section:section"]
-#: Cross-trace sections (top-level report fields).
-CROSS_SECTIONS: list[str] = ["bandkit.spectrum.interference:cross_section", "bandkit.postmortem:runner_summary"]
-
-#: What a cross section needs to have anything to say: (trace kind, minimum number of such traces).
-#: A section listed here is not even imported otherwise (an FTQ report does not pay for the runner
-#: post-mortem's imports). Sections not listed always run.
-#: (The interference section always runs: its ``"interference": null`` for a single rate is part of
-#: the JSON contract.)
-CROSS_SECTION_NEEDS: dict[str, tuple[str, int]] = {
-    "bandkit.postmortem:runner_summary": ("runner", 1),
-    "bandkit.spectrum.interference:cross_section": ("ftq", 2),
-}
-#: What a cross section whose needs are not met writes all the same (its key is part of the JSON
-#: contract), without being imported: the interference test needs two FTQ traces, and a runner or
-#: history report must not import the spectrum analyses to write ``"interference": null``.
-CROSS_SECTION_EMPTY: dict[str, Mapping[str, Any]] = {
-    "bandkit.spectrum.interference:cross_section": {"interference": None},
-}
-
-_SECTIONS_BY_KIND = {"ftq": FTQ_SECTIONS, "runner": RUNNER_SECTIONS, "series": SERIES_SECTIONS,
-                     "history": HISTORY_SECTIONS}
-
 
 @dataclass(frozen=True)
-class SectionResult:
-    """One analysis' contribution to a trace's (or the report's) entry."""
-
-    name: str
-    fields: Mapping[str, Any]
-    result: Any = None
-    findings: Sequence[Mapping[str, Any]] = ()
-
-
-@dataclass(frozen=True)
-class AnalysisOptions:
-    """Switches and parameters of :func:`analyze`. ``skip``: section names not to run.
-
-    ``params``: per-section keyword options, e.g. ``{"bands": {"n_bands": 2}}``.
-    """
-
-    skip: frozenset[str] = frozenset()
-    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-
-    def for_section(self, name: str) -> Mapping[str, Any]:
-        return self.params.get(name, {})
-
-
-def _resolve(spec: str) -> Callable[..., SectionResult]:
-    module, func = spec.split(":")
-    return getattr(importlib.import_module(module), func)
-
-
-def _section_name(spec: str) -> str:
-    return spec.split(":")[0].rsplit(".", 1)[-1]
-
-
-@dataclass(frozen=True)
-class TraceReport:
-    """The analyses of one trace."""
+class TraceReport(DisplayMixin):
+    """The analyses of one trace (``_repr_html_``: its HTML section, through :mod:`bandkit.display`)."""
 
     trace: Trace
     index: int
@@ -129,14 +61,9 @@ class TraceReport:
             entry.update(s.fields)
         return jsonable(entry)
 
-    def _repr_html_(self) -> str:
-        from .render.html import trace_report_html
-
-        return trace_report_html(self)
-
 
 @dataclass(frozen=True)
-class Report:
+class Report(DisplayMixin):
     """Everything :func:`analyze` found; render with :meth:`to_text`, :meth:`to_json`, :meth:`to_html`."""
 
     traces: tuple[TraceReport, ...]
@@ -171,28 +98,33 @@ class Report:
         return dumps(self.to_dict())
 
     def to_text(self, color: bool = False, width: int = 100) -> str:
-        from .render.text import render_text
-
-        return render_text(self, color=color, width=width)
+        return render(self, "text", color=color, width=width)
 
     def to_html(self) -> str:
-        from .render.html import render_html
-
-        return render_html(self)
-
-    def _repr_html_(self) -> str:
-        from .render.html import report_html_fragment
-
-        return report_html_fragment(self)
+        return render(self, "html")
 
 
-def _trace_specs(trace: Trace, options: AnalysisOptions) -> list[str]:
-    return [spec for spec in _SECTIONS_BY_KIND.get(trace.kind, []) if _section_name(spec) not in options.skip]
+def _trace_sections(trace: Trace, options: AnalysisOptions) -> list[Section]:
+    return [SECTIONS[name] for name in TRACE_SECTIONS.get(trace.kind, ()) if name not in options.skip]
+
+
+def _check_options(options: AnalysisOptions) -> None:
+    check_names(options.skip, "AnalysisOptions.skip")
+    check_names(options.params, "AnalysisOptions.params")
+
+
+def _run(section: Section, arg, options: AnalysisOptions) -> SectionResult | None:
+    s = resolve(section.run)(arg, options)
+    if s is not None and s.name != section.name:  # a section's results carry its registered name
+        raise RuntimeError(f"section {section.name!r} returned a result named {s.name!r}")
+    return s
 
 
 def analyze_trace(trace: Trace, index: int = 0, options: AnalysisOptions | None = None) -> TraceReport:
+    """Run the sections registered for ``trace``'s kind; a :class:`TraceReport`."""
     options = options or AnalysisOptions()
-    sections = [_resolve(spec)(trace, options) for spec in _trace_specs(trace, options)]
+    _check_options(options)
+    sections = [_run(sec, trace, options) for sec in _trace_sections(trace, options)]
     return TraceReport(trace, index, tuple(s for s in sections if s is not None))
 
 
@@ -204,26 +136,26 @@ def analyze(traces: Trace | Iterable[Trace], options: AnalysisOptions | None = N
     trace shows its analyses advancing.
     """
     options = options or AnalysisOptions()
+    _check_options(options)
     if isinstance(traces, Trace):
         traces = [traces]
     traces = list(traces)
-    steps = [(i, spec) for i, t in enumerate(traces) for spec in _trace_specs(t, options)]
+    steps = [(i, sec) for i, t in enumerate(traces) for sec in _trace_sections(t, options)]
     done: dict[int, list[SectionResult]] = {i: [] for i in range(len(traces))}
-    for i, spec in (progress(steps) if progress else steps):
-        s = _resolve(spec)(traces[i], options)
+    for i, sec in (progress(steps) if progress else steps):
+        s = _run(sec, traces[i], options)
         if s is not None:
             done[i].append(s)
     reports = tuple(TraceReport(t, i, tuple(done[i])) for i, t in enumerate(traces))
     cross = []
-    for spec in CROSS_SECTIONS:
-        if _section_name(spec) in options.skip:
+    for sec in SECTIONS.values():
+        if not sec.cross or sec.name in options.skip:
             continue
-        need = CROSS_SECTION_NEEDS.get(spec)
-        if need and sum(t.kind == need[0] for t in traces) < need[1]:
-            if spec in CROSS_SECTION_EMPTY:
-                cross.append(SectionResult(_section_name(spec), dict(CROSS_SECTION_EMPTY[spec])))
+        if sec.needs and sum(t.kind == sec.needs[0] for t in traces) < sec.needs[1]:
+            if sec.empty is not None:  # its key is part of the JSON contract: written without the import
+                cross.append(SectionResult(sec.name, dict(sec.empty)))
             continue
-        s = _resolve(spec)(reports, options)
+        s = _run(sec, reports, options)
         if s is not None:
             cross.append(s)
     return Report(reports, tuple(cross), options)

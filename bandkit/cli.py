@@ -13,8 +13,9 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__
+from ._version import __version__
 from .errors import BandkitError, UsageError
+from .findings import FAIL_ON_GROUPS, fail_on_kinds
 
 EPILOG_MAIN = """examples:
   bandkit report trace.dat                       text report of one FTQ trace
@@ -33,13 +34,8 @@ EPILOG_REPORT = """examples:
   bandkit report history.csv --build sut_version --value value --since 517000 --fail-on regression
 """
 
-FAIL_ON_KINDS = {
-    "step": {"step", "changepoint", "changepoints", "level_shift"},
-    "bands": {"bands", "bimodal", "band_levels"},
-    "interference": {"interference", "periodic_interference"},
-    "stalls": {"stalls"},
-    "regression": {"regression"},
-}
+#: ``--fail-on`` group -> the finding kinds it catches (from :mod:`bandkit.findings`).
+FAIL_ON_KINDS = {group: fail_on_kinds([group]) for group in FAIL_ON_GROUPS}
 
 
 def _positive_float(text: str) -> float:
@@ -203,7 +199,7 @@ def render(report, fmt: str, args) -> str:
 def exit_status(report, fail_on: frozenset[str] | None) -> int:
     if not fail_on:
         return 0
-    wanted = set().union(*(FAIL_ON_KINDS[k] for k in fail_on))
+    wanted = fail_on_kinds(fail_on)
     return 1 if any(f.get("kind") in wanted for f in report.findings) else 0
 
 

@@ -19,8 +19,9 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from scipy import stats
 
+from .display import render
 from .errors import UsageError
-from .loaders.runner_common import plain
+from ._json import jsonable
 from .postmortem import postmortem, run_table
 from .trace import Trace
 
@@ -48,7 +49,7 @@ class BenchmarkComparison:
     verdict_b: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return plain({"name": self.name, "unit": self.unit, "mean_a": self.mean_a, "mean_b": self.mean_b,
+        return jsonable({"name": self.name, "unit": self.unit, "mean_a": self.mean_a, "mean_b": self.mean_b,
                       "runs_a": self.runs_a, "runs_b": self.runs_b, "ratio": self.ratio, "ci_low": self.ci_low,
                       "ci_high": self.ci_high, "p_value": self.p_value, "significant": self.significant,
                       "noisy": self.noisy, "noisy_reasons": list(self.noisy_reasons),
@@ -74,7 +75,7 @@ class Comparison:
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return plain({"a": self.label_a, "b": self.label_b, "confidence": self.confidence,
+        return jsonable({"a": self.label_a, "b": self.label_b, "confidence": self.confidence,
                       "ratio_definition": "mean of per-run means, B / A",
                       "benchmarks": [b.to_dict() for b in self.benchmarks],
                       "geomean": self.geomean, "geomean_ci": list(self.geomean_ci) if self.geomean_ci else None,
@@ -87,9 +88,7 @@ class Comparison:
                       "skipped": [{"name": n, "reason": r} for n, r in self.skipped]})
 
     def to_text(self) -> str:
-        from .render.text_runners import render_compare
-
-        return "\n".join(render_compare(self)) + "\n"
+        return render(self, "text")
 
 
 def _boot_ratio(a: np.ndarray, b: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from . import __version__
+from ._version import __version__
 from ._json import dumps, jsonable
 from .errors import BandkitError, InputError, UsageError
 from .fleet_history import RANKED_KINDS

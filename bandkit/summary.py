@@ -108,7 +108,7 @@ def summarize_ftq(trace: Trace) -> FtqSummary:
 
 def ftq_section(trace: Trace, options):
     """Report section "summary" for FTQ traces."""
-    from .analyze import SectionResult
+    from .section import SectionResult
 
     s = summarize_ftq(trace)
     findings: list[dict[str, Any]] = []

@@ -14,6 +14,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from .display import DisplayMixin
+
 #: Trace kinds.
 KINDS = ("ftq", "runner", "series", "history")
 
@@ -61,9 +63,10 @@ class TraceMeta:
         return d
 
 
-class Trace:
+class Trace(DisplayMixin):
     """A pandas-backed series with metadata.
 
+    In a notebook it shows its key figures and raw plot (``_repr_html_``, :mod:`bandkit.display`).
     Treat ``data`` as read-only once built: :attr:`samples` and :attr:`stalls` are computed once
     and cached (build a new Trace to change the rows).
 
@@ -161,8 +164,3 @@ class Trace:
         m = self.meta
         rate = f", {m.sampling_hz:g} Hz" if m.sampling_hz else ""
         return f"<Trace {m.kind}/{m.format} {self.label!r}: {len(self.data)} rows{rate}>"
-
-    def _repr_html_(self) -> str:
-        from .render.notebook import trace_html
-
-        return trace_html(self)

@@ -211,7 +211,8 @@ def test_crafted_csv_file(tmp_path):
 
 def test_table_and_verdict_escaping(monkeypatch):
     """Findings' phrases (which may quote input strings) are escaped too."""
-    from bandkit.render import text
+    from bandkit.findings import FINDING_KINDS, FindingKind
+    from bandkit.section import SECTIONS, Section
 
     def section(trace, options):
         return SectionResult("evil", {"x": EVIL}, None, [{"kind": "evil_kind", "severity": "warning", "s": EVIL}])
@@ -219,8 +220,9 @@ def test_table_and_verdict_escaping(monkeypatch):
     tr = _runner_trace("bench")
     rep = bandkit.analyze([tr])
     rep = type(rep)((TraceReport(tr, 0, (section(tr, None),)),))
-    monkeypatch.setitem(text.VERDICT_PHRASES, "evil_kind", f"{__name__}:_evil_phrase")
-    monkeypatch.setitem(text.SECTION_TEXT, "evil", f"{__name__}:_evil_lines")
+    monkeypatch.setitem(FINDING_KINDS, "evil_kind", FindingKind("evil_kind", "evil", ("warning",),
+                                                                f"{__name__}:_evil_phrase", ("s",), "test"))
+    monkeypatch.setitem(SECTIONS, "evil", Section("evil", f"{__name__}:section", text=f"{__name__}:_evil_lines"))
     h = rep.to_html()
     assert "<script" not in h.lower()
     assert h.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3  # verdict (overview + trace) and table
@@ -255,7 +257,11 @@ def test_pyperf_report_html():
 # -- robustness and notebook views ------------------------------------------------------------
 def test_failing_section_is_shown_not_fatal(monkeypatch):
     rep = rc.report(rc.FTQ_2009)
-    monkeypatch.setitem(H.SECTION_HTML, "summary", f"{__name__}:_boom")
+    import dataclasses
+
+    from bandkit.section import SECTIONS
+
+    monkeypatch.setitem(SECTIONS, "summary", dataclasses.replace(SECTIONS["summary"], html=f"{__name__}:_boom"))
     with pytest.warns(RuntimeWarning, match="boom"):
         h = H.trace_report_html(rep.traces[0])
     assert 'class="err"' in h and "RuntimeError: boom" in h

@@ -1,28 +1,17 @@
 """Frozen results of band detection (JSON-ready through ``to_dict``)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._json import jsonable as _num
+from ..display import DisplayMixin
 from .dwell import EXCLUDED, INTERMEDIATE, OUTLIER
 
 #: Longest list of degraded episodes written by :meth:`BandResult.to_dict`.
 MAX_EPISODES_JSON = 50
-
-
-def _num(x: Any) -> Any:
-    """Plain Python number (None for None/NaN/inf)."""
-    if x is None:
-        return None
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 @dataclass(frozen=True)
@@ -95,7 +84,7 @@ class DegradedEpisode:
 
 
 @dataclass(frozen=True)
-class BandResult:
+class BandResult(DisplayMixin):
     """Bands of one series.
 
     ``labels`` (per input sample, int8): band index (bands ascending by level), or
@@ -140,11 +129,6 @@ class BandResult:
         if not self.bands:
             return None
         return len(self.bands) - 1 if self.higher_is_better else 0
-
-    def _repr_html_(self) -> str:  # JupyterLab: key figures + key plot (bandkit.render.notebook)
-        from ..render.notebook import result_html
-
-        return result_html(self)
 
     def to_dict(self, max_episodes: int = MAX_EPISODES_JSON) -> dict[str, Any]:
         """JSON-ready dict; the first ``max_episodes`` degraded episodes in time order

@@ -13,7 +13,7 @@ def section(trace, options):
     ``degraded_episodes`` (capped, with ``degraded_episodes_total``) and ``band_analysis``
     (what was analysed); a ``band_levels`` finding when there are two bands or more.
     Options: ``options.for_section("bands")`` keyword arguments of :func:`find_bands`."""
-    from ..analyze import SectionResult
+    from ..section import SectionResult
 
     params = dict(options.for_section("bands")) if options is not None else {}
     per_run = params.pop("per_run", None)

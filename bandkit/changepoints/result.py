@@ -1,27 +1,13 @@
 """Result objects of change-point detection (frozen; ``to_dict()`` gives JSON-ready plain Python)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
-
-def _clean(v: Any) -> Any:
-    """Plain-Python, JSON-safe value: numpy scalars -> int/float, NaN/inf -> None."""
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        return v if math.isfinite(v) else None
-    if isinstance(v, (list, tuple)):
-        return [_clean(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): _clean(x) for k, x in v.items()}
-    return v
+from .._json import jsonable as _clean
+from ..display import DisplayMixin
 
 
 def _asdict(obj) -> dict[str, Any]:
@@ -86,7 +72,7 @@ class ChangePoint:
 
 
 @dataclass(frozen=True)
-class ChangePointResult:
+class ChangePointResult(DisplayMixin):
     """Optimal segmentation of a series under a penalised cost.
 
     ``changepoints`` and ``segments`` are tuples (len(segments) == len(changepoints) + 1).
@@ -117,11 +103,6 @@ class ChangePointResult:
         for s in self.segments:
             out[s.start:s.end] = s.level
         return out
-
-    def _repr_html_(self) -> str:  # JupyterLab: key figures + key plot (bandkit.render.notebook)
-        from ..render.notebook import result_html
-
-        return result_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {

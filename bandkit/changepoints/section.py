@@ -81,7 +81,7 @@ def section(trace, options):
     after, ratio, ci_low, ci_high, ci_time_low, ci_time_high, p_value, effect}; indices in the
     trace's sample numbering, i.e. without catch-up rows) and ``changepoint_analysis`` (how:
     block, cost, penalty, counts, segments); a ``level_shift`` finding when changes are reported."""
-    from ..analyze import SectionResult
+    from ..section import SectionResult
 
     if trace.kind == "runner":
         return None

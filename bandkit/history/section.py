@@ -90,7 +90,7 @@ def history_findings(res: HistoryResult, since: Any = None, unit: str = "") -> l
 
 def section(trace, options=None):
     """History of one benchmark across builds (``kind == "history"`` traces only)."""
-    from ..analyze import SectionResult
+    from ..section import SectionResult
 
     if trace.kind != "history":
         return None

@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._json import jsonable as plain
 from ..errors import InputError, UsageError
 from ..metadata import parse_run_metadata
 from ..trace import Trace, TraceMeta
@@ -94,22 +95,6 @@ def as_floats(values: list, source: Source, field: str) -> list[float]:
         except (TypeError, ValueError):
             pass
     return [as_float(v, source, f"{field}[{k}]") for k, v in enumerate(values)]
-
-
-def plain(v: Any) -> Any:
-    """JSON-ready plain Python (non-finite floats -> None)."""
-    if isinstance(v, float):
-        return v if math.isfinite(v) else None
-    if isinstance(v, (np.floating,)):
-        f = float(v)
-        return f if math.isfinite(f) else None
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, dict):
-        return {str(k): plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [plain(x) for x in v]
-    return v
 
 
 def build_runner_trace(

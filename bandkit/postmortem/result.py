@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..loaders.runner_common import plain
+from .._json import jsonable
+from ..display import DisplayMixin
 from .suspects import Suspect
 
 
@@ -34,7 +35,7 @@ class Step:
         return max(self.ratio, 1.0 / self.ratio) if self.ratio > 0 else float("nan")
 
     def to_dict(self) -> dict[str, Any]:
-        return plain({"run": int(self.run), "before": self.before, "after": self.after, "ratio": self.ratio,
+        return jsonable({"run": int(self.run), "before": self.before, "after": self.after, "ratio": self.ratio,
                       "factor": self.factor, "ci_low": self.ci_low, "ci_high": self.ci_high,
                       "p_value": self.p_value, "runs_before": self.runs_before, "runs_after": self.runs_after,
                       "run_ci_low": self.run_ci_low, "run_ci_high": self.run_ci_high})
@@ -49,11 +50,11 @@ class RunBand:
     runs: tuple[int, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return plain({"level": self.level, "share": self.share, "n_runs": len(self.runs), "runs": list(self.runs)})
+        return jsonable({"level": self.level, "share": self.share, "n_runs": len(self.runs), "runs": list(self.runs)})
 
 
 @dataclass(frozen=True)
-class PostMortem:
+class PostMortem(DisplayMixin):
     """Post-mortem of one benchmark's run sequence.
 
     ``verdict``: one of :data:`bandkit.postmortem.classify.VERDICTS`. ``run_numbers`` /
@@ -90,13 +91,8 @@ class PostMortem:
     def stable(self) -> bool:
         return self.verdict == "stable"
 
-    def _repr_html_(self) -> str:  # JupyterLab: key figures + key plot (bandkit.render.notebook)
-        from ..render.notebook import result_html
-
-        return result_html(self)
-
     def to_dict(self) -> dict[str, Any]:
-        return plain({
+        return jsonable({
             "name": self.name, "runs": int(self.n_runs), "values": int(self.n_values), "unit": self.unit,
             "verdict": self.verdict, "steps": [s.to_dict() for s in self.steps],
             "bands": [b.to_dict() for b in self.bands], "outlier_runs": list(self.outlier_runs),

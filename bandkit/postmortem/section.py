@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analyze import SectionResult
+from ..section import SectionResult
 from . import postmortem
 from .summary import summarize
 

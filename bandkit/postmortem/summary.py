@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ..loaders.runner_common import plain
+from .._json import jsonable
 from .suspects import Suspect, rank_suspects
 
 #: Verdicts that count as "affected".
@@ -33,7 +33,7 @@ class CrossSummary:
     top_suspect_counts: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return plain({"n_benchmarks": self.n_benchmarks, "counts": dict(self.counts),
+        return jsonable({"n_benchmarks": self.n_benchmarks, "counts": dict(self.counts),
                       "affected": list(self.affected),
                       "shared_suspects": [s.to_dict() for s in self.shared_suspects],
                       "pooled_runs": self.pooled_runs, "pooled_affected": self.pooled_affected,

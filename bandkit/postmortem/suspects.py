@@ -50,7 +50,7 @@ class Suspect:
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..loaders.runner_common import plain
+        from .._json import jsonable as plain
 
         return {"metadata": self.metadata, "score": plain(round(float(self.score), 4)),
                 "evidence": plain(self.evidence)}

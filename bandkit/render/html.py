@@ -3,12 +3,11 @@
 Layout: the verdicts of all traces first (with links), then a section per trace/benchmark (its
 verdict, then each analysis section's tables and plots), then the cross-trace sections.
 
-Registries (like :mod:`bandkit.render.text`)
---------------------------------------------
-``SECTION_HTML[name] = "module:function"`` with ``function(section, trace_report) -> str | None``
-(an HTML fragment; escape every input string with :func:`esc`; embed plots with
-:func:`figure_html`). A section without an HTML function is shown as its text table (``<pre>``).
-``CROSS_HTML[name]``: ``function(section, report) -> str | None`` for cross-trace sections.
+What each section draws comes from :data:`bandkit.section.SECTIONS`: its ``html`` function
+``(section, trace_report) -> str | None`` (cross sections: ``(section, report)``) gives an HTML fragment
+(escape every input string with :func:`esc`; embed plots with :func:`figure_html`); a section without
+one is shown as its text table (``<pre>``). Sections with ``key_plot`` draw the trace's key plot and come
+first; a trace with none of them gets the plain raw plot. Verdict phrases are the text renderer's.
 
 Security: every string that comes from an input file (paths, benchmark names, metadata) goes
 through :func:`html.escape`; the page also carries a Content-Security-Policy that forbids scripts
@@ -19,26 +18,12 @@ from __future__ import annotations
 import base64
 import contextvars
 import html as _html
-import importlib
 import io
 import warnings
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
-SECTION_HTML: dict[str, str] = {
-    "summary": "bandkit.render.html_sections:summary_html",
-    "bands": "bandkit.render.html_sections:bands_html",
-    "spectrum": "bandkit.render.html_sections:spectrum_html",
-    "postmortem": "bandkit.render.html_sections:postmortem_html",
-    "changepoints": "bandkit.render.html_sections:changepoints_html",
-    "history": "bandkit.render.html_sections:history_html",
-}
-CROSS_HTML: dict[str, str] = {
-    "interference": "bandkit.render.html_sections:interference_html",
-}
-#: Sections whose HTML shows the trace's key plot (e.g. the raw scatter coloured by band); a trace
-#: with none of them gets the plain raw plot (:func:`bandkit.render.html_sections.raw_plot_html`).
-#: These sections come first in a trace's HTML (right after its verdict).
-KEY_PLOT_SECTIONS: set[str] = {"bands", "postmortem", "history"}
+from ..section import SECTIONS, resolve
+from .text import _trace_title, phrase, section_text
 
 #: Figure width in inches for a full-width plot, and the PNG resolution (px per inch).
 FIG_WIDTH = 10.0
@@ -93,11 +78,6 @@ CSS = """
 def esc(x: Any) -> str:
     """Escape any value for HTML text and attribute context (None -> '–')."""
     return "–" if x is None else _html.escape(str(x), quote=True)
-
-
-def _fn(spec: str) -> Callable:
-    module, func = spec.split(":")
-    return getattr(importlib.import_module(module), func)
 
 
 def figure_html(fig, alt: str = "", caption: str | None = None, dpi: int = DPI, fmt: str | None = None) -> str:
@@ -181,16 +161,11 @@ def error_html(what: str, exc: BaseException) -> str:
 # -- verdicts -----------------------------------------------------------------------------
 def verdict_items(findings: Iterable[dict]) -> list[tuple[str, str]]:
     """``(phrase, severity)`` per finding that has a verdict phrase (same phrases as the text report)."""
-    from .text import VERDICT_PHRASES
-
     out = []
     for f in findings:
-        spec = VERDICT_PHRASES.get(f.get("kind"))
-        if not spec:
-            continue
-        phrase = _fn(spec)(f)
-        if phrase:
-            out.append((phrase, str(f.get("severity", "info"))))
+        p = phrase(f)
+        if p:
+            out.append((p, str(f.get("severity", "info"))))
     return out
 
 
@@ -215,8 +190,6 @@ def _verdict_block(findings: Iterable[dict], label: str = "Verdict") -> str:
 # -- per trace ----------------------------------------------------------------------------
 def trace_title(tr) -> str:
     """Plain-text title of a trace (escape before use)."""
-    from .text import _trace_title
-
     return _trace_title(tr)
 
 
@@ -240,10 +213,10 @@ def _meta_line(trace) -> str:
 
 def section_html(section, tr) -> str:
     """One analysis section of a trace: its registered HTML, else its text table in ``<pre>``."""
-    spec = SECTION_HTML.get(section.name)
+    sec = SECTIONS.get(section.name)
     try:
-        if spec:
-            body = _fn(spec)(section, tr)
+        if sec is not None and sec.html:
+            body = resolve(sec.html)(section, tr)
         else:
             body = _text_fallback(section)
     except Exception as exc:  # a broken plot must not take the whole report down; shown visibly
@@ -262,13 +235,13 @@ def _key_plot(tr) -> str:
         return error_html("raw plot", exc)
 
 
-def _text_fallback(section) -> str | None:
-    from .text import SECTION_TEXT
+def _key_plot_section(section) -> bool:
+    sec = SECTIONS.get(section.name)
+    return bool(sec and sec.key_plot)
 
-    spec = SECTION_TEXT.get(section.name)
-    if not spec:
-        return None
-    lines = _fn(spec)(section)
+
+def _text_fallback(section) -> str | None:
+    lines = section_text(section)
     if not lines:
         return None
     return f"<h3>{esc(section.name)}</h3><pre>{esc(chr(10).join(lines))}</pre>"
@@ -286,9 +259,9 @@ def trace_report_html(tr, anchor: str | None = None, standalone: bool = True, pl
         if not plots:
             parts.append('<p class="sub">Plots left out: nothing in this trace needs a warning, and the report '
                          f"has more than {PLOT_ALL_TRACES_UP_TO} traces.</p>")
-        elif not any(s.name in KEY_PLOT_SECTIONS for s in tr.sections):
+        elif not any(_key_plot_section(s) for s in tr.sections):
             parts.append(_key_plot(tr))
-        ordered = sorted(tr.sections, key=lambda s: s.name not in KEY_PLOT_SECTIONS)  # stable: key plots first
+        ordered = sorted(tr.sections, key=lambda s: not _key_plot_section(s))  # stable: key plots first
         parts.extend(section_html(s, tr) for s in ordered)
         parts.append("</section>")
     finally:
@@ -323,12 +296,13 @@ def _overview(report) -> str:
 
 
 def _preamble(report) -> str:
-    from .text import PREAMBLE_TEXT
-
     out = []
-    for spec in PREAMBLE_TEXT:
+    for s in report.cross:
+        sec = SECTIONS.get(s.name)
+        if not (sec and sec.preamble):
+            continue
         try:
-            lines = _fn(spec)(report)
+            lines = section_text(s)
         except Exception as exc:
             out.append(error_html("report preamble", exc))
             continue
@@ -338,19 +312,17 @@ def _preamble(report) -> str:
 
 
 def _cross_html(report) -> str:
-    from .text import CROSS_TEXT
-
     out = []
     for s in report.cross:
-        spec = CROSS_HTML.get(s.name)
+        sec = SECTIONS.get(s.name)
+        if sec is None or sec.preamble:
+            continue
         try:
-            if spec:
-                body = _fn(spec)(s, report)
-            elif s.name in CROSS_TEXT:
-                lines = _fn(CROSS_TEXT[s.name])(s)
-                body = f"<h3>{esc(s.name)}</h3><pre>{esc(chr(10).join(lines))}</pre>" if lines else None
+            if sec.html:
+                body = resolve(sec.html)(s, report)
             else:
-                body = None
+                lines = section_text(s)
+                body = f"<h3>{esc(s.name)}</h3><pre>{esc(chr(10).join(lines))}</pre>" if lines else None
         except Exception as exc:
             body = error_html(f"cross section {s.name!r}", exc)
         if body:
@@ -362,7 +334,7 @@ def _cross_html(report) -> str:
 
 def report_body_html(report) -> str:
     """The report as an HTML fragment (scoped CSS, no <html>): what notebooks display."""
-    from .. import __version__
+    from .._version import __version__
 
     n = len(report.traces)
     head = (f"<h1>bandkit report</h1><p class=\"sub\">{n} trace{'s' if n != 1 else ''} · bandkit "

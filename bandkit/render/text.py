@@ -1,50 +1,18 @@
 """Text renderer: a verdict line per trace, then each section's table. Fits 100 columns.
 
-Register a section's text with ``SECTION_TEXT[name] = "module:function"`` (function(SectionResult)
--> list of lines) and a phrase for each finding kind with ``VERDICT_PHRASES[kind] = "module:function"``
-(function(finding dict) -> short phrase). Cross-trace sections use ``CROSS_TEXT``.
+What to draw comes from the registries: a section's table from its ``text`` function
+(:data:`bandkit.section.SECTIONS`: ``(SectionResult) -> lines``), a finding's verdict phrase from its
+kind's ``phrase`` function (:data:`bandkit.findings.FINDING_KINDS`: ``(finding) -> phrase``).
 """
 from __future__ import annotations
 
-import importlib
 import os
 import re
-from typing import Callable
 
-SECTION_TEXT: dict[str, str] = {
-    "bands": "bandkit.render.text_bands:render",
-    "summary": "bandkit.render.text_summary:render",
-    "spectrum": "bandkit.render.text_interference:render_spectrum",
-    "postmortem": "bandkit.render.text_runners:render",
-    "changepoints": "bandkit.render.text_changepoints:render",
-    "history": "bandkit.render.text_history:render",
-}
-VERDICT_PHRASES: dict[str, str] = {
-    "band_levels": "bandkit.render.text_bands:phrase",
-    "stalls": "bandkit.render.text_summary:phrase_stalls",
-    "partial_quantum": "bandkit.render.text_summary:phrase_partial",
-    "time_in_ticks": "bandkit.render.text_summary:phrase_ticks",
-    "fraction_mismatch": "bandkit.render.text_summary:phrase_fraction",
-    "spectral_line": "bandkit.render.text_interference:phrase_line",
-    "periodic_interference": "bandkit.render.text_interference:phrase_interference",
-    "sampling_locked": "bandkit.render.text_interference:phrase_locked",
-    "level_shift": "bandkit.render.text_changepoints:phrase",
-    **{k: "bandkit.render.text_history:phrase" for k in ("regression", "episode", "drift", "improvement",
-                                                         "stable_history", "too_few_builds")},
-    **{k: "bandkit.render.text_runners:phrase" for k in ("step", "bimodal", "bands", "trend", "warmup", "outlier_runs",
-                                                          "stable_runs", "no_per_run_data", "too_few_runs")},
-}
-#: Cross-trace sections: name -> function(SectionResult) -> lines.
-CROSS_TEXT: dict[str, str] = {"interference": "bandkit.render.text_interference:render_interference"}
-#: Report-level preamble (e.g. a summary across benchmarks): function(Report) -> lines.
-PREAMBLE_TEXT: list[str] = ["bandkit.render.text_runners:preamble"]
+from ..findings import FINDING_KINDS
+from ..section import SECTIONS, resolve
 
 _BOLD, _YELLOW, _RESET, _DIM = "\x1b[1m", "\x1b[33m", "\x1b[0m", "\x1b[2m"
-
-
-def _fn(spec: str) -> Callable:
-    module, func = spec.split(":")
-    return getattr(importlib.import_module(module), func)
 
 
 def use_color(stream) -> bool:
@@ -54,15 +22,29 @@ def use_color(stream) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
+def phrase(finding) -> str:
+    """The verdict phrase of one finding; an unregistered kind shows as its name (never dropped)."""
+    fk = FINDING_KINDS.get(finding.get("kind"))
+    if fk is None:
+        return str(finding.get("kind")).replace("_", " ")
+    return resolve(fk.phrase)(finding)
+
+
 def verdict_phrases(findings) -> list[str]:
-    out = []
-    for f in findings:
-        spec = VERDICT_PHRASES.get(f.get("kind"))
-        if spec:
-            phrase = _fn(spec)(f)
-            if phrase:
-                out.append(phrase)
-    return out
+    return [p for p in (phrase(f) for f in findings) if p]
+
+
+def section_text(section) -> list[str]:
+    """The text lines of one section result (none for an unregistered section or one without text)."""
+    sec = SECTIONS.get(section.name)
+    if sec is None or not sec.text:
+        return []
+    return resolve(sec.text)(section) or []
+
+
+def _preamble(section) -> bool:
+    sec = SECTIONS.get(section.name)
+    return bool(sec and sec.preamble)
 
 
 def _trace_title(tr) -> str:
@@ -80,8 +62,9 @@ def _trace_title(tr) -> str:
 def render_text(report, color: bool = False, width: int = 100) -> str:
     b, y, r = (_BOLD, _YELLOW, _RESET) if color else ("", "", "")
     lines: list[str] = []
-    for spec in PREAMBLE_TEXT:
-        lines.extend(_fn(spec)(report))
+    for s in report.cross:
+        if _preamble(s):
+            lines.extend(section_text(s))
     for tr in report.traces:
         if lines:
             lines.append("")
@@ -90,18 +73,12 @@ def render_text(report, color: bool = False, width: int = 100) -> str:
         verdict = "; ".join(phrases) if phrases else "nothing unusual found"
         lines.append(f"  {y}verdict:{r} {verdict}")
         for s in tr.sections:
-            spec = SECTION_TEXT.get(s.name)
-            if spec:
-                sub = _fn(spec)(s)
-                if sub:
-                    lines.extend(sub)
+            lines.extend(section_text(s))
     for s in report.cross:
-        spec = CROSS_TEXT.get(s.name)
-        if spec:
-            sub = _fn(spec)(s)
-            if sub:
-                lines.append("")
-                lines.extend(sub)
+        sub = [] if _preamble(s) else section_text(s)
+        if sub:
+            lines.append("")
+            lines.extend(sub)
     return "\n".join(_wrap(l, width) for l in lines) + "\n"
 
 

@@ -168,17 +168,6 @@ def _suspect_tail(f: dict) -> str:
     return f"; top suspect {f['top_suspect']} ({f['top_suspect_score']:.2f})" if f.get("top_suspect") else ""
 
 
-PHRASES = {"step": phrase_step, "bimodal": phrase_bands, "bands": phrase_bands, "trend": phrase_trend,
-           "warmup": phrase_warmup, "outlier_runs": phrase_outliers, "stable_runs": phrase_stable,
-           "no_per_run_data": phrase_no_runs, "too_few_runs": phrase_too_few, "shared_suspect": phrase_shared}
-
-
-def phrase(f: dict) -> str:
-    """Verdict phrase for any runner finding kind (dispatch on ``f["kind"]``)."""
-    fn = PHRASES.get(f.get("kind"))
-    return fn(f) if fn else ""
-
-
 # -- across benchmarks -----------------------------------------------------------------------
 def render_summary(section) -> list[str]:
     """Summary across benchmarks (cross section ``runner_summary``)."""
@@ -195,12 +184,6 @@ def render_summary(section) -> list[str]:
         rows = [[short_name(s["metadata"]), f"{s['score']:.2f}", suspect_evidence(s)] for s in d["shared_suspects"]]
         lines += ["    " + x[:96] for x in table(rows, ["metadata", "score", EVIDENCE_HEADER], align="lrl")]
     return lines
-
-
-def preamble(report) -> list[str]:
-    """The summary across benchmarks, printed before the per-benchmark sections."""
-    s = report.cross_section("runner_summary")
-    return render_summary(s) if s is not None else []
 
 
 # -- A/B comparison --------------------------------------------------------------------------
@@ -233,3 +216,8 @@ def render_compare(cmp) -> list[str]:
     for name, why in cmp.skipped[:20]:
         lines.append(f"skipped {name}: {why}")
     return lines
+
+
+def compare_text(cmp) -> str:
+    """``Comparison.to_text()``: the table of :func:`render_compare` as one string."""
+    return "\n".join(render_compare(cmp)) + "\n"

@@ -1,8 +1,10 @@
 """The JSON report contract: ``report.schema.json`` (JSON Schema draft 2020-12), schema_version 1.
 
-``report_schema()`` returns it as a dict; ``validate_report(d)`` checks a ``Report.to_dict()`` (or
-parsed JSON) against it and raises ``jsonschema.ValidationError`` on drift (needs ``jsonschema``,
-a test dependency).
+``report_schema()`` returns it as a dict, with the finding kinds of :mod:`bandkit.findings` filled in
+(the ``kind`` enum, and the data keys each kind requires), so that the table of kinds is the one
+place a kind is declared; ``validate_report(d)`` checks a ``Report.to_dict()`` (or parsed JSON)
+against it and raises ``jsonschema.ValidationError`` on drift (needs ``jsonschema``, a test
+dependency).
 """
 from __future__ import annotations
 
@@ -20,8 +22,18 @@ def _schema_text() -> str:
 
 
 def report_schema() -> dict[str, Any]:
-    """The report schema (a fresh dict each call)."""
-    return json.loads(_schema_text())
+    """The report schema with the finding kinds filled in (a fresh dict each call)."""
+    from ..findings import FINDING_KINDS
+
+    schema = json.loads(_schema_text())
+    finding = schema["$defs"]["finding"]
+    finding["properties"]["kind"]["enum"] = list(FINDING_KINDS)
+    finding["allOf"] = [
+        {"if": {"properties": {"kind": {"const": fk.kind}}},
+         "then": {"required": list(fk.fields), "properties": {"severity": {"enum": list(fk.severities)},
+                                                              "section": {"const": fk.section}}}}
+        for fk in FINDING_KINDS.values()]
+    return schema
 
 
 def validate_report(report: Any) -> None:

@@ -13,7 +13,7 @@ from .rates import compare_rates
 
 
 def cross_section(trace_reports, options):
-    from ..analyze import SectionResult
+    from ..section import SectionResult
 
     params = dict(options.for_section("interference")) if options is not None else {}
     by_rate: dict[float, list] = {}

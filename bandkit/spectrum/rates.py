@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..display import DisplayMixin
 from ..errors import UsageError
 from .aliasing import alias_candidates, alias_of, box_gain
 from .peaks import Peak, find_peaks, noise_floor
@@ -34,7 +35,7 @@ MAX_MISFIT = float(np.log(10.0))
 
 
 @dataclass(frozen=True)
-class TraceSpectrum:
+class TraceSpectrum(DisplayMixin):
     """A trace's spectrum, its significant lines, drifting sources (``drifts``, see
     :mod:`bandkit.spectrum.drift`) and the regridded work fraction ``x`` (for folds and plots)."""
 
@@ -42,11 +43,6 @@ class TraceSpectrum:
     peaks: tuple[Peak, ...]
     drifts: tuple = ()
     x: np.ndarray | None = field(default=None, repr=False, compare=False)
-
-    def _repr_html_(self) -> str:  # JupyterLab: key figures + key plot (bandkit.render.notebook)
-        from ..render.notebook import result_html
-
-        return result_html(self)
 
     def to_dict(self) -> dict:
         d = self.spectrum.to_dict()
@@ -129,7 +125,7 @@ class Interference:
 
 
 @dataclass(frozen=True)
-class RateComparison:
+class RateComparison(DisplayMixin):
     """Result of :func:`compare_rates`: per-trace spectra and the interference entries."""
 
     paths: tuple[str, ...]
@@ -141,11 +137,6 @@ class RateComparison:
     @property
     def external(self) -> list[Interference]:
         return [i for i in self.interference if i.verdict == "external"]
-
-    def _repr_html_(self) -> str:  # JupyterLab: key figures + key plot (bandkit.render.notebook)
-        from ..render.notebook import result_html
-
-        return result_html(self)
 
     def to_dict(self) -> dict:
         return {"paths": list(self.paths), "rates_hz": [float(r) for r in self.rates_hz],

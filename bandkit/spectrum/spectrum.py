@@ -9,7 +9,7 @@ def section(trace, options):
     """``fields``: {"spectrum": {method, resolution_hz, ..., "peaks": [...], "drifts": [...]}} (None
     without a sampling rate in seconds). Findings: ``spectral_line`` (info) for the three fundamentals
     with the most harmonics (aliases in this trace: the two-rate test says which are true)."""
-    from ..analyze import SectionResult
+    from ..section import SectionResult
 
     params = dict(options.for_section("spectrum")) if options is not None else {}
     if not trace.meta.sampling_hz or trace.meta.time_unit != "s":
