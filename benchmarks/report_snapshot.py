@@ -5,7 +5,8 @@ with one bandkit installation, so that a refactor can be checked byte for byte:
     python benchmarks/report_snapshot.py /tmp/after  --python /path/to/new-venv/bin/python
     diff -r /tmp/before /tmp/after
 
-Each case writes ``NAME.json``, ``NAME.txt`` and ``NAME.status`` (exit code and stderr of the CLI).
+The interpreter runs in OUTDIR (not in a checkout: ``python -m`` would import the package of the
+current directory), so it uses its own installation (or PYTHONPATH). Each case writes ``NAME.json``, ``NAME.txt`` and ``NAME.status`` (exit code and stderr of the CLI).
 Also analyses the TCPD Nile series (kind ``series``) through the library, and each FTQ trace with
 ``AnalysisOptions(skip=...)`` of every section name.
 """
@@ -69,18 +70,18 @@ def main(argv=None) -> int:
         stem = args.outdir / name.replace("/", "__")
         for fmt in ("json", "text"):
             r = subprocess.run([args.python, "-m", "bandkit.cli", "report", "--quiet", "--format", fmt, *cli_args],
-                               capture_output=True, text=True, cwd=ROOT)
+                               capture_output=True, text=True, cwd=args.outdir)
             stem.with_suffix(".json" if fmt == "json" else ".txt").write_text(r.stdout)
             if fmt == "json":
                 stem.with_suffix(".status").write_text(f"exit {r.returncode}\n{r.stderr}")
         print(name, flush=True)
     r = subprocess.run([args.python, "-c", SERIES_SNIPPET, str(DATA / "tcpd" / "nile.json")],
-                       capture_output=True, text=True, cwd=ROOT)
+                       capture_output=True, text=True, cwd=args.outdir)
     (args.outdir / "series-nile.json").write_text(r.stdout + r.stderr)
     quiet = str(DATA / "ftq" / "ftq_f10000_quiet_0.dat.gz")
     lines = []
     for skip in ("summary", "bands", "spectrum", "changepoints"):
-        r = subprocess.run([args.python, "-c", SKIP_SNIPPET, quiet, skip], capture_output=True, text=True, cwd=ROOT)
+        r = subprocess.run([args.python, "-c", SKIP_SNIPPET, quiet, skip], capture_output=True, text=True, cwd=args.outdir)
         lines.append(f"skip={skip}: {r.stdout.strip() or r.stderr.strip().splitlines()[-1]}")
     (args.outdir / "skip.txt").write_text("\n".join(lines) + "\n")
     return 0
