@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .robust import median_period
+
 STALL_COLUMNS = ["start_s", "duration_s", "gap_s", "lost_quanta", "row"]
 
 
@@ -36,8 +38,7 @@ def find_stalls(trace) -> pd.DataFrame:
     n = len(data)
     period = trace.period if trace.meta.time_unit == "s" else None
     if period is None:
-        d = np.diff(time[~flag])
-        period = float(np.median(d[d > 0])) if d.size and (d > 0).any() else 0.0
+        period = median_period(time[~flag]) or 0.0
     ok = ~flag
     if "partial" in data.columns:
         ok &= ~data["partial"].to_numpy(dtype=bool)

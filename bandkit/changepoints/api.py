@@ -6,13 +6,13 @@ from numbers import Real
 import numpy as np
 
 from ..errors import UsageError
+from ..robust import MAD_TO_SD as _MAD
 from . import costs as _costs
 from . import penalty as _pen
 from .fpop import fpop
 from .result import ChangePoint, ChangePointResult, Segment
 from .uncertainty import cusum_p_value, location_ci
 
-_MAD = 1.482602218505602
 
 
 def _search_series(y: np.ndarray, cost: str) -> np.ndarray:

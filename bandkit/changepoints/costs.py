@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from ..robust import robust_sd
+
 COSTS = ("l2", "robust")
 
 
@@ -39,7 +41,7 @@ def winsorize_local(y: np.ndarray, width: int = WIDTH, clip: float = CLIP) -> np
         return y.copy()
     rm = median_filter(y, size=min(width, y.size), mode="nearest")
     r = y - rm
-    s = 1.482602218505602 * np.median(np.abs(r - np.median(r)))
+    s = robust_sd(r)
     if not s > 0:
         s = np.std(np.diff(y)) / np.sqrt(2.0)
     if not s > 0:
@@ -71,7 +73,7 @@ def outlier_fraction(resid: np.ndarray, k: float = 5.0) -> float:
     if r.size == 0:
         return 0.0
     med = np.median(r)
-    mad = 1.482602218505602 * np.median(np.abs(r - med))
+    mad = robust_sd(r)
     if mad <= 0:
         # mostly tied (quantised) residuals: anything off the median is "far"
         return float(np.mean(r != med))

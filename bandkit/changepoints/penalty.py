@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..robust import robust_sd
+
 PENALTIES = ("auto", "bic", "mbic")
-_MAD = 1.482602218505602  # 1 / Phi^-1(3/4)
 
 
 def diff_scale(y: np.ndarray) -> float:
@@ -26,7 +27,7 @@ def diff_scale(y: np.ndarray) -> float:
     if y.size < 3:
         return 1.0
     d = np.diff(y)
-    s = _MAD * np.median(np.abs(d - np.median(d))) / np.sqrt(2.0)
+    s = robust_sd(d) / np.sqrt(2.0)
     if not s > 0:
         s = np.std(d) / np.sqrt(2.0)
     return float(s) if s > 0 else 1.0

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..robust import median_period
 from ..trace import Trace, TraceMeta
 from .source import Source
 
@@ -233,15 +234,7 @@ def nominal_period(time: np.ndarray, header_hz: float | None) -> float | None:
     """Nominal period in the time unit: 1/Frequency if the header has it, else the median gap."""
     if header_hz and header_hz > 0:
         return 1.0 / header_hz
-    if len(time) < 2:
-        return None
-    d = np.diff(time)
-    d = d[d > 0]
-    if not len(d):
-        return None
-    m = float(np.median(d))
-    # catch-up rows (~20 ns apart) pull the plain median down: take the median of the gaps near the grid
-    return float(np.median(d[d > 0.5 * m])) if (d > 0.5 * m).any() else m
+    return median_period(time, grid=True)  # catch-up rows (~20 ns apart) would pull a plain median down
 
 
 def check_monotonic(source: Source, body: bytes, time: np.ndarray, first_line: int) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..robust import median_period
 from ..trace import Trace, TraceMeta
 from .ftq import read_numeric_table
 from .source import Source
@@ -101,7 +102,7 @@ def load_ftq2009(source: Source, *, clock_hz: float | None = None, ticks_per_ns:
             row = lo + int(np.flatnonzero(np.diff(t) == 0)[0]) + 1
             raise InputError(str(times_path), "repeated timestamp", line=row + 1)
         gaps = np.diff(t)
-        quantum = float(np.median(gaps[1:] if len(gaps) > 2 else gaps)) if len(gaps) else float("nan")
+        quantum = median_period(t[1:] if len(t) > 3 else t) or float("nan")  # the first quantum may be short
         bits = math.log2(quantum) if quantum > 0 else float("nan")
         rel = (t - t[0]).astype(np.float64)
         partial = np.zeros(len(t), dtype=bool)

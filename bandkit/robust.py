@@ -1,0 +1,79 @@
+"""Robust statistics shared by the analyses (ground floor): the MAD scale, modified z-scores, and the
+sampling period of a time column. One home, so that every analysis uses the same constant and rule.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+#: 1 / Phi^-1(3/4): the median absolute deviation times this estimates the standard deviation of
+#: normal noise.
+MAD_TO_SD = 1.482602218505602
+
+
+def mad(x) -> float:
+    """Median absolute deviation from the median (no scaling)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.median(np.abs(x - np.median(x)))
+
+
+def robust_sd(x) -> float:
+    """Robust standard deviation: :data:`MAD_TO_SD` x MAD (0 when most values are tied)."""
+    return MAD_TO_SD * mad(x)
+
+
+def diff_noise_sd(x) -> float:
+    """Noise standard deviation of a piecewise-constant series from its first differences:
+    ``robust_sd(diff(x)) / sqrt(2)`` (each level change moves one difference only)."""
+    return robust_sd(np.diff(np.asarray(x, dtype=np.float64))) / np.sqrt(2.0)
+
+
+def modified_z(x: Sequence[float | None]) -> list[float | None]:
+    """Modified z-scores (Iglewicz & Hoaglin 1993) ``(x - median) / (MAD_TO_SD x MAD)``; None for
+    missing values, and for all when fewer than 3 are given.
+
+    When the MAD is 0 the mean absolute deviation x sqrt(pi / 2) (the SD of normal noise) is the scale;
+    when that is 0 too, values equal to the median get 0 and any other value +-inf.
+    """
+    a = np.array([np.nan if v is None else float(v) for v in x], dtype=np.float64)
+    ok = np.isfinite(a)
+    out: list[float | None] = [None] * len(a)
+    if ok.sum() < 3:
+        return out
+    med = float(np.median(a[ok]))
+    dev = np.abs(a[ok] - med)
+    m = float(np.median(dev))
+    if m > 0:
+        scale = MAD_TO_SD * m
+    else:
+        meanad = float(np.mean(dev))
+        scale = meanad * math.sqrt(math.pi / 2.0) if meanad > 0 else 0.0
+    for i in np.flatnonzero(ok):
+        d = a[i] - med
+        if scale > 0:
+            out[i] = float(d / scale)
+        else:
+            out[i] = 0.0 if d == 0 else (math.inf if d > 0 else -math.inf)
+    return out
+
+
+def median_period(times, *, grid: bool = False) -> float | None:
+    """Typical spacing of increasing ``times`` (same unit): the median of the positive gaps.
+
+    ``grid``: the median of the gaps above half of that instead (FTQ catch-up rows, written ~20 ns
+    apart after a stall, pull the plain median below the sampling grid). None for fewer than two
+    times or no positive gap.
+    """
+    t = np.asarray(times)
+    if t.size < 2:
+        return None
+    d = np.diff(t).astype(np.float64)  # integer ticks: differences before the float conversion
+    d = d[d > 0]
+    if not d.size:
+        return None
+    m = float(np.median(d))
+    if grid and (d > 0.5 * m).any():
+        return float(np.median(d[d > 0.5 * m]))
+    return m
