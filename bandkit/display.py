@@ -19,9 +19,9 @@ RENDERERS: dict[tuple[str, str], str] = {
     ("Report", "html"): "bandkit.render.html:render_html",
     ("Report", "notebook"): "bandkit.render.html:report_html_fragment",
     ("TraceReport", "notebook"): "bandkit.render.html:trace_report_html",
-    ("FleetReport", "text"): "bandkit.render.text_fleet:render_fleet_text",
-    ("FleetReport", "html"): "bandkit.render.text_fleet:render_fleet_html",
-    ("FleetReport", "notebook"): "bandkit.render.text_fleet:fleet_html_fragment",
+    ("FleetReport", "text"): "bandkit.render.text_fleet:fleet_text",
+    ("FleetReport", "html"): "bandkit.render.text_fleet:fleet_html",
+    ("FleetReport", "notebook"): "bandkit.render.text_fleet:fleet_notebook",
     ("FleetReport", "plot"): "bandkit.plots.fleet:plot_fleet_heatmap",
     ("Comparison", "text"): "bandkit.render.text_runners:compare_text",
 }

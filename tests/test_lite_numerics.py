@@ -82,8 +82,8 @@ def test_analysing_an_ftq_trace_does_not_import_scipy_signal_or_stats(tmp_path):
     path = tmp_path / "t.dat"
     write_ftq(path, 20_000, seed=1)
     code = ("import sys, bandkit\n"
-            "import bandkit.fleet as F\n"
-            "F._warm_up(None, F.DEFAULT_BINS)\n"
+            "import bandkit.fleet as F, bandkit.fleet.run as R\n"
+            "R._warm_up(None, F.DEFAULT_BINS)\n"
             f"bandkit.report({str(path)!r}).to_json()\n"
             "print(sorted(m for m in ('scipy.signal', 'scipy.stats', 'sklearn') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -44,9 +44,7 @@ def plot_fleet_heatmap(report, ax=None, order: str = "rank", max_rows: int | Non
     ax.set_xlabel("time (s)" if in_s else "time (fraction of the trace)")
     if len(rows) <= label_rows:
         ax.set_yticks(np.arange(len(rows)) + 0.5)
-        from ..render.text_fleet import common_prefix
-
-        prefix = common_prefix(report)
+        prefix = report.common_prefix()
         labels = [_short(r.label[len(prefix):] if prefix and r.label.startswith(prefix) else r.label) for r in rows]
         ax.set_yticklabels(labels, fontsize=7 if len(rows) > 25 else 8)
         for tick, r in zip(ax.get_yticklabels(), rows):

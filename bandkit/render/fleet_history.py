@@ -1,5 +1,5 @@
 """Text and HTML of a fleet ranked by regressions (histories and runner results, see
-:mod:`bandkit.fleet_history`): a ranking table, and in HTML one small inline-SVG sparkline per
+:mod:`bandkit.fleet.history`): a ranking table, and in HTML one small inline-SVG sparkline per
 flagged series, the worst first (no plotting library: a fleet of 1,000 histories renders in
 milliseconds)."""
 from __future__ import annotations
@@ -121,7 +121,7 @@ def sparkline_svg(values, marks=(), width: int = 240, height: int = 36) -> str:
 
 def history_fleet_html_fragment(report, max_rows: int | None = 400, max_sparklines: int = 200) -> str:
     from .html import _wrap, esc, table_html
-    from ..fleet_history import flagged
+    from ..fleet.history import flagged
 
     header, rows, prefix = fleet_table(report, label_width=60, limit=max_rows)
     parts = [f"<h1>bandkit fleet</h1><p class=\"sub\">{len(report.rows):,} series"

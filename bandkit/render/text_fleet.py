@@ -1,6 +1,7 @@
-"""Text and HTML of a fleet ranking (:class:`bandkit.fleet.FleetReport`)."""
+"""Text and HTML of a fleet ranking (:class:`bandkit.fleet.FleetReport`); its heat-map is :mod:`bandkit.plots.fleet`."""
 from __future__ import annotations
 
+from ..fleet.report import common_prefix
 from .textutil import fmt_num, fmt_pct, fmt_time, table
 
 _REASON = {"low_fraction": "low FTQ fraction", "high_fraction": "high FTQ fraction", "stalls": "stalls"}
@@ -14,22 +15,6 @@ def _label(r, n: int = 30, prefix: str = "") -> str:
         return s
     head = (n - 1) // 2
     return s[:head] + "…" + s[-(n - 1 - head):]
-
-
-def common_prefix(report) -> str:
-    """Directory prefix shared by every trace path (left out of the table's trace names)."""
-    import os
-
-    paths = [r.path for r in report.rows]
-    if len(paths) < 2:
-        return os.path.dirname(paths[0]) + os.sep if paths and os.path.dirname(paths[0]) else ""
-    try:
-        c = os.path.commonpath(paths)
-    except ValueError:
-        return ""
-    if c in paths:
-        c = os.path.dirname(c)
-    return c + os.sep if c else ""
 
 
 def _bands(r) -> str:
@@ -166,3 +151,29 @@ def fleet_html_fragment(report, max_rows: int | None = 400) -> str:
         parts.append("<h2>Inputs that could not be analysed</h2>")
         parts.append(table_html([[p, e] for p, e in report.errors], header=["file", "error"], numeric=[False, False]))
     return _wrap("".join(parts))
+
+
+# -- what the display hook calls (bandkit.display.RENDERERS): a fleet of histories / runner results is
+# ranked by regressions and drawn by bandkit.render.fleet_history ----------------------------------
+def fleet_text(report, width: int = 100, limit: int | None = None) -> str:
+    if report.ranking == "regressions":
+        from .fleet_history import render_history_fleet_text
+
+        return render_history_fleet_text(report, width=width, limit=limit)
+    return render_fleet_text(report, width=width, limit=limit)
+
+
+def fleet_html(report) -> str:
+    if report.ranking == "regressions":
+        from .fleet_history import render_history_fleet_html
+
+        return render_history_fleet_html(report)
+    return render_fleet_html(report)
+
+
+def fleet_notebook(report) -> str:
+    if report.ranking == "regressions":
+        from .fleet_history import history_fleet_html_fragment
+
+        return history_fleet_html_fragment(report)
+    return fleet_html_fragment(report)

@@ -7,8 +7,8 @@ rows with open regressions, the largest (|log ratio|) first and, at equal size, 
 p-value); then rows with episodes (most, then largest); then the noisiest. FTQ rows keep their own
 ranking (by FTQ fraction) and come after these.
 
-Kept apart from :mod:`bandkit.fleet` (whose FTQ rows and execution back ends it reuses) so that the
-history path imports nothing of the FTQ analyses.
+Imports nothing of the FTQ analyses (nor does the package :mod:`bandkit.fleet`: its FTQ rows import
+them when a trace is analysed), so the history path stays light.
 """
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ RANKED_KINDS = ("history", "runner")
 
 
 def _plain(v):
-    from .changepoints.result import _clean
+    from .._json import jsonable
 
-    return _clean(v)
+    return jsonable(v)
 
 
 def sparkline(levels: np.ndarray, n: int = SPARK_POINTS) -> list[float | None]:
@@ -45,7 +45,7 @@ def _spark_pos(index: int, n_builds: int, n: int = SPARK_POINTS) -> int:
 
 def history_row(tr, since: Any = None) -> dict[str, Any]:
     """The fleet row of a history TraceReport (needs its ``history`` section)."""
-    from .history.section import since_index
+    from ..history.section import since_index
 
     t = tr.trace
     m = t.meta
