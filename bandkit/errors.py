@@ -28,3 +28,8 @@ class InputError(BandkitError):
 
 class UsageError(BandkitError):
     """A call that does not make sense (bad option combination, wrong number of traces)."""
+
+
+class InvalidValueError(UsageError, ValueError):
+    """A bad parameter or data value given to a library call: a UsageError for the CLI, and the
+    ValueError scikit-learn's conventions (and ``check_estimator``) expect from an estimator."""

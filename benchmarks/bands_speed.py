@@ -37,12 +37,12 @@ def main():
     ap.add_argument("--sklearn", action="store_true")
     a = ap.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cpus (shared), python {platform.python_version()}")
-    BandDetector().fit(np.r_[np.zeros(100), np.ones(100)])  # JIT / cache warm-up
+    BandDetector().fit(np.r_[np.zeros(100), np.ones(100)].reshape(-1, 1))  # JIT / cache warm-up
     for integer in (True, False):
         for n in (100_000, 1_000_000, 10_000_000):
             s = banded_series(LEVELS, n, noise=0.004, mean_dwell=[10, 30, 300], interrupted=0.005,
                               integer=integer, seed=1)
-            sec, det = timed(lambda: BandDetector().fit(s.values, s.times), a.repeat)
+            sec, det = timed(lambda: BandDetector().fit(s.values.reshape(-1, 1), times=s.times), a.repeat)
             print(f"{'int  ' if integer else 'float'} n={n:>10,}: {sec:7.2f} s  "
                   f"levels {np.round(det.levels_, 1).tolist()}")
     if a.sklearn:

@@ -55,7 +55,7 @@ def run(seeds: int, n: int, r_noise: float):
         for seed in range(seeds):
             s, info = make_case(k, seed, n, r_noise)
             t0 = time.perf_counter()
-            det = BandDetector().fit(s.values, s.times)
+            det = BandDetector().fit(s.values.reshape(-1, 1), times=s.times)
             el = time.perf_counter() - t0
             est = det.levels_
             ok_k = est.size == k

@@ -29,7 +29,7 @@ def _match(est, true, tol=0.01):
 def test_levels_and_count_recovered(levels, noise, dwell, integer):
     s = banded_series(levels, 60_000, noise=noise, mean_dwell=dwell, interrupted=0.01,
                       integer=integer, seed=3)
-    det = BandDetector().fit(s.values, s.times)
+    det = BandDetector().fit(s.values.reshape(-1, 1), times=s.times)
     assert det.n_bands_ == len(levels), det.levels_
     assert _match(det.levels_, levels, 0.002)
     # shares within 2 percentage points of the truth
@@ -42,7 +42,7 @@ def test_small_band_found_but_noise_not_called_a_band():
     # dominant band + a 2 % band, 2 % apart
     s = banded_series([1000, 1020], 100_000, noise=0.002, mean_dwell=[500, 10], seed=1,
                       interrupted=0.01, integer=True)
-    det = BandDetector().fit(s.values, s.times)
+    det = BandDetector().fit(s.values.reshape(-1, 1), times=s.times)
     assert det.n_bands_ == 2 and _match(det.levels_, [1000, 1020], 0.002)
     assert 0.01 < det.bands_[1].share < 0.03
     # one noisy Gaussian level with a heavy lower tail: one band
@@ -50,7 +50,7 @@ def test_small_band_found_but_noise_not_called_a_band():
     v = 1000 + 5 * rng.standard_t(3, 100_000)
     hit = rng.random(v.size) < 0.03
     v[hit] *= rng.uniform(0, 0.9, hit.sum())
-    assert BandDetector().fit(v).n_bands_ == 1
+    assert BandDetector().fit(v.reshape(-1, 1)).n_bands_ == 1
 
 
 def test_straddling_samples_are_intermediate_and_dwell_times():
@@ -142,7 +142,7 @@ def test_excluded_and_nonfinite_samples():
     ex = np.zeros(v.size, bool)
     ex[5::100] = True
     v[5::100] = 1.0   # partial quanta next to stalls: excluded, not a band at 1
-    d = BandDetector().fit(v, s.times, exclude=ex)
+    d = BandDetector().fit(v.reshape(-1, 1), times=s.times, exclude=ex)
     assert d.n_bands_ == 2
     assert np.all(d.labels_[::100] == EXCLUDED) and np.all(d.labels_[5::100] == EXCLUDED)
     assert d.result_.excluded == 400
@@ -180,17 +180,50 @@ def test_higher_is_better_false_degrades_upper_bands():
 
 
 def test_predict_and_estimator_api():
+    from sklearn.exceptions import NotFittedError
+
     s = banded_series([10, 20], 5_000, noise=0.01, seed=9)
     d = BandDetector(min_share=0.01)
     assert d.get_params()["min_share"] == 0.01
     assert not hasattr(d, "bands_")  # __init__ stores parameters only
-    with pytest.raises(UsageError):
-        d.predict([10.0])
-    assert d.fit(s.values) is d
-    p = d.predict([10.0, 20.0, 15.0, 1000.0])
+    with pytest.raises(NotFittedError):
+        d.predict([[10.0]])
+    assert d.fit(s.values.reshape(-1, 1)) is d
+    assert d.n_features_in_ == 1
+    p = d.predict(np.array([10.0, 20.0, 15.0, 1000.0]).reshape(-1, 1))
     assert list(p[:2]) == [0, 1] and p[3] == OUTLIER
-    with pytest.raises(UsageError):
+    with pytest.raises(ValueError, match="Invalid parameter"):
         d.set_params(bogus=1)
+    with pytest.raises(ValueError, match="Expected 2D array"):  # a 1-D array is ambiguous to scikit-learn
+        d.fit(s.values)
+    with pytest.raises(UsageError, match="min_share"):  # bad values: a ValueError that the CLI reports too
+        BandDetector(min_share=0.7).fit(s.values.reshape(-1, 1))
+
+
+def test_estimator_equals_find_bands_and_averages_rows():
+    """The estimator runs the same steps as find_bands; several columns are a run's values (row means)."""
+    s = banded_series([10, 20], 3_000, noise=0.01, seed=9)
+    ref = find_bands(s.values, times=s.times)
+    d = BandDetector().fit(s.values.reshape(-1, 1), times=s.times)
+    np.testing.assert_array_equal(d.labels_, ref.labels)
+    assert d.result_.to_dict() == ref.to_dict()
+    runs = np.repeat(s.values[:, None], 3, axis=1) + np.array([-0.01, 0.0, 0.01])
+    runs[5, 1] = np.nan  # a missing value: the mean of the others
+    np.testing.assert_allclose(BandDetector().fit(runs).result_.values, np.nanmean(runs, axis=1))
+    assert BandDetector().fit(runs).n_bands_ == 2
+
+
+def test_band_detector_works_in_scikit_learn_tools():
+    from sklearn.base import clone
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    s = banded_series([10, 20], 2_000, noise=0.01, seed=3)
+    X = s.values.reshape(-1, 1)
+    pipe = make_pipeline(FunctionTransformer(np.log), BandDetector())
+    assert list(np.unique(pipe.fit(X).predict(X[:50]))) in ([0], [1], [0, 1])
+    c = clone(BandDetector(n_bands=2))
+    assert c.get_params()["n_bands"] == 2 and not hasattr(c, "result_")
 
 
 def test_reduce_is_lossless_and_maps_every_sample():
@@ -238,7 +271,7 @@ def test_comb_detection_and_smoothing():
                       mean_dwell=[6, 24, 250], integer=True, seed=31)
     red = reduce_values(s.values)
     assert comb_period(red.x, red.w, max_period=0.008 * np.median(s.values)) is None
-    assert BandDetector().fit(s.values).n_bands_ == 3
+    assert BandDetector().fit(s.values.reshape(-1, 1)).n_bands_ == 3
 
 
 def test_dwell_helpers():
@@ -255,7 +288,7 @@ def test_dwell_helpers():
 def test_band_overlap_warns_when_labels_cannot_be_trusted():
     """Well-separated bands: overlap ~0; bands within a couple of spreads: a few per cent, and the
     text report says dwell times are lower bounds."""
-    from bandkit.bands.detector import band_overlap
+    from bandkit.bands.fit import band_overlap
     from bandkit.render.text_bands import OVERLAP_NOTE
 
     far = band_overlap([780.0, 4174.0], [20.0, 30.0], [700.0, 3000.0], [900.0, 4300.0])

@@ -1,11 +1,12 @@
-"""`find_bands`: band detection on a Trace or a plain 1-D array (thin layer over BandDetector)."""
+"""`find_bands`: band detection on a Trace or a plain 1-D array (thin layer over :func:`.fit.fit_bands`,
+the steps :class:`BandDetector` runs too, without importing scikit-learn)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import UsageError
 from ..trace import Trace
-from .detector import BandDetector
+from .fit import BandParams, fit_bands
 from .result import BandResult
 
 #: Units in which a *lower* value is better (runner results).
@@ -61,7 +62,7 @@ def find_bands(trace_or_values, *, times=None, n_bands: int | None = None,
     the trace is in ticks, then dwell times in seconds are not reported), and leaves FTQ
     stall-adjacent quanta out (label -3). Array: ``times`` (s) optional.
     ``n_bands`` forces the number of bands; ``min_separation`` (relative, 0.01 = 1 %) merges closer
-    levels; other keyword arguments go to :class:`BandDetector`.
+    levels; other keyword arguments are :class:`BandDetector`'s parameters.
     ``per_run=True`` (runner traces with a ``run`` column): one value per run, the mean of its
     values, at the run's first time; the labels then align with :func:`run_means`.
     Returns a :class:`BandResult` (its ``labels`` align with ``trace.values`` / the array).
@@ -90,5 +91,6 @@ def find_bands(trace_or_values, *, times=None, n_bands: int | None = None,
             higher_is_better = True
     if min_separation is not None:
         params["min_separation"] = min_separation
-    det = BandDetector(n_bands=n_bands, higher_is_better=bool(higher_is_better), **params)
-    return det.fit(values, times=times, exclude=exclude).result_
+    params.pop("random_state", None)  # a BandDetector parameter without effect
+    p = BandParams(n_bands=n_bands, higher_is_better=bool(higher_is_better), **params)
+    return fit_bands(values, times=times, exclude=exclude, params=p).result

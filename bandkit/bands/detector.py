@@ -1,66 +1,45 @@
-"""`BandDetector`: the discrete levels a series keeps returning to.
+"""`BandDetector`: band finding as a scikit-learn estimator (the steps are in :mod:`.fit`).
 
-Method (choices measured in ``benchmarks/bands_suite.py``, see ``benchmarks/RESULTS_bands.md``):
-
-1. *Reduce* the samples to weighted points (distinct integer counts, or a fine histogram), so the
-   cost of fitting does not grow with the number of samples (:mod:`.reduce`).
-2. *Fit* 1-D Gaussian mixtures plus a uniform background (absorbs heavy tails) for
-   k = 1, 2, ... components by weighted EM, each k from several seeds (density peaks, quantiles,
-   and a split at the largest misfit of the k-1 fit); keep the k with the lowest BIC
-   (:mod:`.mixture`). Every sd is floored at the quantisation step / sqrt(12).
-3. *Merge* components into bands by the modes of the fitted density (modal EM from each mean:
-   components that climb to the same mode are one band, e.g. a skewed band fitted by two
-   Gaussians); then merge adjacent bands whose valley is shallow (density at the valley above
-   ``max_valley`` x the lower peak), whose levels are closer than ``min_separation`` (relative),
-   or that are too small (``min_share``, ``min_count``: merged into the neighbour they overlap most,
-   or dropped to the background when isolated).
-4. *Assign* each sample to the band with the largest posterior (vectorised through the reduced
-   points), trimmed to level +- ``core_width`` sds (the larger of the robust sd and the sd of the
-   band's heaviest Gaussian, which the variance prior keeps sensible for 20 run means); the rest are intermediate (between two
-   bands next to a switch) or outliers (:mod:`.dwell`).
+This module imports scikit-learn. ``bandkit.bands.BandDetector`` loads it on first use only, so a
+report, which calls :func:`~bandkit.bands.find_bands` (:mod:`.fit`), does not pay for scikit-learn.
 """
 from __future__ import annotations
 
-import math
+import warnings
 
 import numpy as np
-from scipy.ndimage import gaussian_filter1d
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..errors import UsageError
-from ..peaks1d import local_maxima, peak_prominences_widths
 from . import dwell as dw
-from .mixture import Mixture, find_modes, fit_mixture, valley
-from .reduce import box_smooth, comb_period, reduce_values
-from .result import Band, BandResult, DegradedEpisode
+from .fit import BandParams, fit_bands
 
-_MAD_TO_SD = 1.4826
+__all__ = ["BandDetector"]
 
 
-def _wquantile(x: np.ndarray, w: np.ndarray, q: float) -> float:
-    """Weighted quantile of sorted points ``x`` with weights ``w`` (lower interpolation)."""
-    c = np.cumsum(w)
-    i = int(np.searchsorted(c, q * c[-1], side="left"))
-    return float(x[min(i, x.size - 1)])
+class BandDetector(BaseEstimator):
+    """Find bands (discrete performance levels) in a series: a scikit-learn estimator.
 
+    ``X``: array-like of shape (n_samples, n_features), one row per observation, **in time order**.
+    With one column the values are the series; with several, each row is one observation measured
+    several times (e.g. the values of one benchmark run) and the series is the mean of each row's
+    finite entries, as :func:`~bandkit.bands.find_bands` does with ``per_run=True``. NaN marks a
+    missing observation (label -3). For a plain 1-D series use ``X = values.reshape(-1, 1)``, or
+    :func:`~bandkit.bands.find_bands` (which also takes a :class:`~bandkit.Trace`).
 
-def _wmedian_mad(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    med = _wquantile(x, w, 0.5)
-    d = np.abs(x - med)
-    o = np.argsort(d, kind="stable")
-    mad = _wquantile(d[o], w[o], 0.5)
-    return med, mad
-
-
-class BandDetector:
-    """Find bands (discrete performance levels) in a 1-D series.
-
-    Parameters (scikit-learn style: stored only; validated in :meth:`fit`):
+    Parameters (stored as given; checked in :meth:`fit`, which raises ValueError for bad ones):
 
     n_bands: exact number of bands wanted (None: chosen by BIC + mode merging).
     min_separation: smallest relative distance between two band levels (0.008 = 0.8 %); closer
         levels are merged. Default 0.008: FTQ's work-loop granularity makes combs of counts ~0.35 %
         apart (1338, 1333, 1329 at 10 kHz) whose uneven teeth leave bumps up to ~0.7 % apart
         that are one level, not several; bands 1 % apart are still resolved.
+    max_valley: adjacent modes are separate bands only if the fitted density at the valley between
+        them is below ``max_valley`` x the lower of the two peaks (0.8: resolves equal bands about
+        2.6 sd apart).
+    min_share, min_count: smallest band (share of analysed samples, and samples).
+    max_components: most Gaussians tried by BIC.
+    core_width: a sample belongs to its band only within level +- core_width robust sds.
     tail_spread, tail_share: a band wider than ``tail_spread`` x its level (relative robust sd) that
         holds less than ``tail_share`` of the samples is the bump of a heavy tail (interrupted
         quanta), not a level: its samples become outliers.
@@ -69,12 +48,6 @@ class BandDetector:
         straddling samples.
     max_transit: a band more than ``max_transit`` of whose samples sit alone between samples of two
         different other bands is a transit of switch-straddling quanta, not a level.
-    max_valley: adjacent modes are separate bands only if the fitted density at the valley between
-        them is below ``max_valley`` x the lower of the two peaks (0.8: resolves equal bands about
-        2.6 sd apart).
-    min_share, min_count: smallest band (share of analysed samples, and samples).
-    max_components: most Gaussians tried by BIC.
-    core_width: a sample belongs to its band only within level +- core_width robust sds.
     background: fit a uniform background component (absorbs heavy tails; only with >= 100 samples).
     max_bins: histogram bins used when the values are neither integers nor few.
     higher_is_better: which side is degraded (FTQ counts: True; run times: False).
@@ -82,9 +55,11 @@ class BandDetector:
         lie within ``max_gap`` positions on either side.
     random_state: unused (the fit is deterministic); accepted for scikit-learn compatibility.
 
-    Fitted attributes: ``result_`` (:class:`BandResult`), ``bands_``, ``labels_``, ``n_bands_``,
-    ``levels_``, ``mixture_`` (the BIC-chosen :class:`Mixture`), ``bic_`` (dict k -> BIC),
-    ``band_of_component_`` (band index per Gaussian, -1 if dropped).
+    Fitted attributes: ``result_`` (:class:`~bandkit.bands.BandResult`), ``bands_``, ``labels_``
+    (band index per row, or -1 intermediate, -2 outlier, -3 excluded), ``n_bands_``, ``levels_``,
+    ``mixture_`` (the BIC-chosen mixture), ``bic_`` (dict k -> BIC), ``band_of_component_`` (band
+    index per Gaussian, -1 if dropped), ``comb_period_`` (FTQ count comb, or None),
+    ``n_features_in_``.
     """
 
     def __init__(self, n_bands: int | None = None, *, min_separation: float = 0.008,
@@ -110,413 +85,48 @@ class BandDetector:
         self.max_gap = max_gap
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ parameters
-    def _check_params(self) -> None:
-        if self.n_bands is not None and (int(self.n_bands) != self.n_bands or self.n_bands < 1):
-            raise UsageError(f"n_bands must be a positive integer, got {self.n_bands!r}")
-        if not (0 <= self.min_separation < 1):
-            raise UsageError(f"min_separation is relative (0.01 = 1 %), got {self.min_separation!r}")
-        if not (0 < self.max_valley <= 1):
-            raise UsageError(f"max_valley must be in (0, 1], got {self.max_valley!r}")
-        if not (0 <= self.min_share < 0.5):
-            raise UsageError(f"min_share must be in [0, 0.5), got {self.min_share!r}")
-        if self.max_components < 1 or self.core_width <= 0 or self.max_bins < 16:
-            raise UsageError("max_components >= 1, core_width > 0 and max_bins >= 16 are required")
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a missing observation is excluded, not an error
+        return tags
 
-    def get_params(self, deep: bool = True) -> dict:
-        return {k: getattr(self, k) for k in (
-            "n_bands", "min_separation", "max_valley", "min_share", "min_count", "max_components",
-            "core_width", "tail_spread", "tail_share", "bridge_ratio", "max_transit", "background", "max_bins", "higher_is_better", "max_gap", "random_state")}
-
-    def set_params(self, **params) -> "BandDetector":
-        for k, v in params.items():
-            if k not in self.get_params():
-                raise UsageError(f"unknown parameter {k!r}")
-            setattr(self, k, v)
+    def fit(self, X, y=None, *, times=None, exclude=None) -> "BandDetector":
+        """Fit on ``X`` (see the class); ``y`` is ignored. ``times`` (s, one per row) give dwell times
+        in seconds; ``exclude`` (bool, one per row) marks rows not to analyse (stall-adjacent quanta)."""
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
+        params = BandParams(**{name: getattr(self, name) for name in BandParams.names()})
+        fitted = fit_bands(_series(X), times=times, exclude=exclude, params=params)
+        self.result_ = fitted.result
+        self.bands_ = fitted.result.bands
+        self.labels_ = fitted.labels
+        self.n_bands_ = fitted.result.n_bands
+        self.levels_ = fitted.levels
+        self.mixture_ = fitted.mixture
+        self.bic_ = fitted.bic
+        self.band_of_component_ = fitted.band_of_component
+        self.comb_period_ = fitted.comb_period
         return self
 
-    # ------------------------------------------------------------------ fitting
-    def fit(self, values, times=None, exclude=None) -> "BandDetector":
-        """Fit on ``values`` (1-D, in time order); ``times`` (s, same length) for dwell times in
-        seconds; ``exclude`` (bool mask) marks samples not to analyse (stall-adjacent quanta)."""
-        self._check_params()
-        v = np.asarray(values, dtype=np.float64).ravel()
-        n_total = v.size
-        t = None
-        if times is not None:
-            t = np.asarray(times, dtype=np.float64).ravel()
-            if t.size != n_total:
-                raise UsageError(f"times has {t.size} entries, values {n_total}")
-            if not np.isfinite(t).all():
-                t = None
-        ok = np.isfinite(v)
-        if exclude is not None:
-            ex = np.asarray(exclude, dtype=bool).ravel()
-            if ex.size != n_total:
-                raise UsageError(f"exclude has {ex.size} entries, values {n_total}")
-            ok &= ~ex
-        labels = np.full(n_total, dw.EXCLUDED, dtype=np.int8)
-        va = v[ok]
-        n = va.size
-        self.bic_ = {}
-        if n == 0:
-            raise UsageError("no finite samples to find bands in")
-        red = reduce_values(va, max_bins=self.max_bins)
-        self._step = red.step
-        # integer counts and linear histograms are binned data: exact binned likelihood
-        self._bin_width = red.step if red.kind in ("int", "hist") else 0.0
-        if red.kind == "loghist":
-            self._bin_width = 2.0 * red.x * np.sinh(0.5 * red._logwidth)
-        self._var_total = None
-        x, w = red.x, red.w
-        scale = max(float(np.max(np.abs(x))), 1e-300)
-        sd_floor = max(red.step / math.sqrt(12.0), 1e-9 * scale)
-        # FTQ count combs: fit on the histogram averaged over one comb period (see comb_period)
-        self.comb_period_ = None
-        xf, wf = x, w
-        if red.kind == "int" and self.n_bands is None:
-            med = abs(_wquantile(x, w, 0.5))
-            per = comb_period(x, w, self.min_separation * med)
-            if per is not None:
-                self.comb_period_ = per
-                xf, wf = box_smooth(x, w, per)
-                sd_floor = max(sd_floor, per / math.sqrt(12.0))
-        span = float(red.hi - red.lo) + max(red.step, 0.0)
-        # the uniform background models heavy tails of long series; with fewer than 100 samples it
-        # would compete with the bands themselves (a lone outlier run becomes a too-small band)
-        bg = (1.0 / span) if (self.background and span > 0 and n >= 100) else None
-        min_count = max(int(self.min_count), int(math.ceil(self.min_share * n)))
+    def fit_predict(self, X, y=None, *, times=None, exclude=None) -> np.ndarray:
+        """``fit(X, ...)`` and return ``labels_`` (which, unlike :meth:`predict`, also tell
+        intermediate samples from outliers by their neighbours in time)."""
+        return self.fit(X, y, times=times, exclude=exclude).labels_
 
-        if x.size == 1 or span <= 0:
-            mix = Mixture(np.array([1.0]), np.array([float(x[0])]), np.array([sd_floor]), 0.0, 0.0,
-                          0.0, float(n), 0)
-            groups = [[0]]
-        else:
-            mix = self._select(xf, wf, sd_floor, bg, n, min_count)
-            groups = self._group(mix, n, min_count)
-        self.mixture_ = mix
-        band_of_comp = np.full(mix.k, -1, dtype=np.int64)
-        for b, g in enumerate(groups):
-            band_of_comp[g] = b
-        self.band_of_component_ = band_of_comp
-
-        # -- assign the reduced points, then the samples
-        kb = len(groups)
-        lp = mix.component_logpdf(x) if mix.k else np.zeros((x.size, 0))
-        post = np.full((x.size, kb + 1), -np.inf)
-        for b, g in enumerate(groups):
-            post[:, b] = np.logaddexp.reduce(lp[:, g], axis=1)
-        others = [j for j in range(mix.k) if band_of_comp[j] < 0]
-        rest = [np.log(max(mix.background, 1e-300)) + np.log(max(mix.bg_density, 1e-300))] \
-            if mix.background > 0 else []
-        if others:
-            rest.append(np.logaddexp.reduce(lp[:, others], axis=1))
-        if rest:
-            post[:, kb] = np.logaddexp.reduce(np.broadcast_arrays(*rest), axis=0) if len(rest) > 1 \
-                else rest[0]
-        point_band = np.argmax(post, axis=1)
-        point_band[point_band == kb] = -1
-        # robust level / spread per band and core trimming (on points: exact and O(points))
-        levels = np.zeros(kb)
-        spreads = np.zeros(kb)
-        los, his = np.zeros(kb), np.zeros(kb)
-        for b in range(kb):
-            m = point_band == b
-            if not m.any():
-                levels[b] = float(np.average(mix.means[groups[b]], weights=mix.weights[groups[b]]))
-                spreads[b] = sd_floor
-                continue
-            med, mad = _wmedian_mad(x[m], w[m])
-            g = groups[b]
-            main_sd = float(mix.sds[g][int(np.argmax(mix.weights[g]))])
-            sd = max(_MAD_TO_SD * mad, main_sd, sd_floor, red.step, self.comb_period_ or 0.0)
-            out = m & (np.abs(x - med) > self.core_width * sd)
-            point_band[out] = -1
-            m = point_band == b
-            med, mad = _wmedian_mad(x[m], w[m])
-            levels[b] = med
-            spreads[b] = max(_MAD_TO_SD * mad, red.step / math.sqrt(12.0), 1e-9 * scale)
-            los[b], his[b] = float(x[m].min()), float(x[m].max())
-        # small wide bands are tail bumps; bands may have emptied (all points trimmed): drop them
-        bw = np.array([w[point_band == b].sum() for b in range(kb)])
-        tail = (spreads > self.tail_spread * np.abs(levels)) & (bw < self.tail_share * n)
-        # a bridge: a band between two bands that is wide compared with its gaps
-        # (straddling samples of frequent switches), is not a level either
-        while True:  # drop the worst bridge among the remaining bands, repeat
-            alive = np.flatnonzero(~tail)
-            worst, worst_r = None, self.bridge_ratio
-            for i in range(1, alive.size - 1):
-                a, b, c = alive[i - 1], alive[i], alive[i + 1]
-                r = spreads[b] / max(min(levels[b] - levels[a], levels[c] - levels[b]), 1e-300)
-                if r > worst_r:
-                    worst, worst_r = b, r
-            if worst is None:
-                break
-            tail[worst] = True
-        if self.n_bands is not None or tail.all():
-            tail[:] = False
-        point_band[np.isin(point_band, np.flatnonzero(tail))] = -1
-        keep = [b for b in range(kb) if (point_band == b).any()]
-        if len(keep) < kb:
-            remap = np.full(kb + 1, -1)
-            remap[keep] = np.arange(len(keep))
-            point_band = np.where(point_band >= 0, remap[point_band], -1)
-            band_of_comp = np.where(band_of_comp >= 0, remap[band_of_comp], -1)
-            self.band_of_component_ = band_of_comp
-            levels, spreads, los, his = levels[keep], spreads[keep], los[keep], his[keep]
-            kb = len(keep)
-        lab_a = red.labels(va, np.where(point_band >= 0, point_band, dw.OUTLIER), dw.OUTLIER)
-        # a "band" whose samples mostly sit alone between two *other* bands is made of quanta that
-        # straddle switches (a transit, not a level): unassign it (its samples become intermediate)
-        if kb >= 3 and self.n_bands is None:
-            transit = dw.transit_share(lab_a, kb)
-            drop = np.flatnonzero(transit > self.max_transit)
-            if drop.size:
-                keep = np.setdiff1d(np.arange(kb), drop)
-                remap = np.full(kb, -1)
-                remap[keep] = np.arange(keep.size)
-                lab_a = np.where(lab_a >= 0, remap[np.maximum(lab_a, 0)], lab_a).astype(np.int8)
-                lab_a[lab_a == -1] = dw.OUTLIER
-                band_of_comp = np.where(band_of_comp >= 0, remap[np.maximum(band_of_comp, 0)], -1)
-                self.band_of_component_ = band_of_comp
-                levels, spreads, los, his = levels[keep], spreads[keep], los[keep], his[keep]
-                kb = keep.size
-        labels[ok] = lab_a
-        # intermediate vs outlier on the analysed sub-sequence (excluded samples skipped)
-        if kb >= 2:
-            labels[ok] = dw.classify_unassigned(lab_a, va, levels, self.max_gap)
-        self.labels_ = labels
-        self.result_ = self._summarise(labels, ok, va, t, levels, spreads, los, his, mix, n_total)
-        self.bands_ = self.result_.bands
-        self.n_bands_ = kb
-        self.levels_ = levels
-        return self
-
-    def _seeds(self, x, w, k, prev: Mixture | None, sd0: float):
-        """Candidate starts (means, sds, weights or None) for k components: cold starts at
-        quantiles and at density peaks; warm starts that split the (k-1) fit at its largest misfit
-        or split its widest component (these converge in a few iterations)."""
-        c = np.cumsum(w) / w.sum()
-        qs = (np.arange(k) + 0.5) / k
-        quant = x[np.minimum(np.searchsorted(c, qs), x.size - 1)]
-        cold = np.full(k, sd0)
-        cands = [(quant, cold, None)]
-        # peaks of a lightly smoothed histogram (log-spaced when the levels are far apart), ranked
-        # by Poisson significance (prominence / sqrt(height)), each with its own width
-        logx = x[0] > 0 and x[-1] / x[0] > 1.5
-        g = np.log(x) if logx else x
-        width = (g[-1] - g[0]) / 4096.0 if logx else max(self._step, (x[-1] - x[0]) / 4096.0)
-        nb = int(min(4096, max(16, math.ceil((g[-1] - g[0]) / max(width, 1e-300)) + 1)))
-        hist_g, edges_g = np.histogram(g, bins=nb, weights=w)
-        cg = 0.5 * (edges_g[1:] + edges_g[:-1])
-        sm = gaussian_filter1d(hist_g.astype(float), 2.0)
-        padded = np.r_[0, sm, 0]
-        pk = local_maxima(padded)
-        prom, widths = peak_prominences_widths(padded, pk)
-        if pk.size:
-            score = prom / np.sqrt(sm[pk - 1] + 1.0)
-            order = np.argsort(-score)[:k]
-            pos = cg[pk[order] - 1]
-            wid = widths[order] * (edges_g[1] - edges_g[0]) / 2.355
-            means_p = np.exp(pos) if logx else pos
-            sds_p = np.maximum(wid * means_p if logx else wid, self._sd_floor)
-            if means_p.size < k:
-                extra = np.array([q for q in quant if np.all(np.abs(means_p - q) > 0)])
-                extra = extra[: k - means_p.size]
-                means_p = np.r_[means_p, extra]
-                sds_p = np.r_[sds_p, np.full(extra.size, sd0)]
-            if means_p.size == k:
-                o = np.argsort(means_p)
-                cands.append((means_p[o], sds_p[o], None))
-        # linear histogram for the misfit of the previous fit
-        width = max(self._step, (x[-1] - x[0]) / 4096.0)
-        nb = int(min(4096, max(16, math.ceil((x[-1] - x[0]) / width) + 1)))
-        hist, edges = np.histogram(x, bins=nb, weights=w)
-        centres = 0.5 * (edges[1:] + edges[:-1])
-        if prev is not None:
-            pw = np.maximum(prev.weights, 1e-6)
-            # split at the largest misfit of the previous fit
-            pred = prev.density(centres) * w.sum() * (edges[1] - edges[0])
-            resid = gaussian_filter1d(hist - pred, 2.0)
-            i = int(np.argmax(resid))
-            mass = max(float(resid[resid > 0].sum()) / w.sum(), 0.01)
-            near = int(np.argmin(np.abs(prev.means - centres[i])))
-            cands.append((np.r_[prev.means, centres[i]],
-                          np.r_[prev.sds, max(prev.sds[near] / 2, self._sd_floor)],
-                          np.r_[pw * (1 - mass), mass]))
-            # split the widest-by-mass component
-            j = int(np.argmax(prev.weights * prev.sds))
-            cands.append((np.r_[np.delete(prev.means, j), prev.means[j] - prev.sds[j],
-                                prev.means[j] + prev.sds[j]],
-                          np.r_[np.delete(prev.sds, j), prev.sds[j] / 2, prev.sds[j] / 2],
-                          np.r_[np.delete(pw, j), pw[j] / 2, pw[j] / 2]))
-        return cands
-
-    def _fit_k(self, x, w, k, sd_floor, bg, prev):
-        if not hasattr(self, "_var_total") or self._var_total is None:
-            self._var_total = float(np.average((x - np.average(x, weights=w)) ** 2, weights=w))
-        _, mad = _wmedian_mad(x, w)
-        sd0 = max(_MAD_TO_SD * mad / k, sd_floor)
-        self._sd_floor = sd_floor
-        best = None
-        for means, sds, weights in self._seeds(x, w, k, prev, sd0):
-            m = fit_mixture(x, w, means, sds, sd_floor=sd_floor, bg_density=bg,
-                            var_prior=self._var_total / k ** 2, init_weights=weights,
-                            bin_width=self._bin_width)
-            if best is None or m.loglik > best.loglik:
-                best = m
-        return best
-
-    def _select(self, x, w, sd_floor, bg, n, min_count) -> Mixture:
-        if self.n_bands is not None:
-            k = int(self.n_bands)
-            prev = None
-            fit = None
-            for kk in range(1, k + 1):
-                fit = self._fit_k(x, w, kk, sd_floor, bg, prev)
-                prev = fit
-                self.bic_[kk] = float(fit.bic)
-            return fit
-        kmax = int(min(self.max_components, max(1, n // max(min_count, 1)), x.size))
-        best, prev, worse = None, None, 0
-        for k in range(1, kmax + 1):
-            fit = self._fit_k(x, w, k, sd_floor, bg, prev)
-            self.bic_[k] = float(fit.bic)
-            prev = fit
-            if best is None or fit.bic < best.bic:
-                best, worse = fit, 0
-            else:
-                worse += 1
-                if worse >= 3:
-                    break
-        return best
-
-    def _group(self, mix: Mixture, n: float, min_count: int) -> list[list[int]]:
-        """Components -> bands (lists of component indices, ascending level)."""
-        k = mix.k
-        if self.n_bands is not None:
-            return [[j] for j in range(k)]
-        modes = find_modes(mix)
-        order = np.argsort(modes, kind="stable")
-        groups: list[list[int]] = []
-        gmode: list[float] = []
-        tol = 1e-3 * float(np.min(mix.sds))
-        for j in order:
-            if groups and abs(modes[j] - gmode[-1]) <= max(tol, 1e-12 * abs(modes[j])):
-                groups[-1].append(int(j))
-            else:
-                groups.append([int(j)])
-                gmode.append(float(modes[j]))
-        # iteratively merge the weakest adjacent pair that violates a criterion
-        while len(groups) > 1:
-            peak = mix.density(np.array(gmode), background=False)
-            worst, worst_score = None, 0.0
-            for i in range(len(groups) - 1):
-                a, b = gmode[i], gmode[i + 1]
-                sep = (b - a) / max(abs(a), abs(b), 1e-300)
-                _, dv = valley(mix, a, b)
-                ratio = dv / max(min(peak[i], peak[i + 1]), 1e-300)
-                score = 0.0
-                if sep < self.min_separation:
-                    score = max(score, 2.0 + (self.min_separation - sep))
-                if ratio > self.max_valley:
-                    score = max(score, 1.0 + ratio)
-                if score > worst_score:
-                    worst, worst_score = i, score
-            if worst is None:
-                break
-            i = worst
-            # the merged band keeps the mode of the heavier part
-            keep_mode = gmode[i] if peak[i] >= peak[i + 1] else gmode[i + 1]
-            groups[i] = groups[i] + groups[i + 1]
-            gmode[i] = keep_mode
-            del groups[i + 1], gmode[i + 1]
-        # too small bands: dropped to the background (their samples become outliers/intermediate)
-        counts = [mix.weights[g].sum() * n for g in groups]
-        big = [g for g, c in zip(groups, counts) if c >= min_count]
-        if not big:
-            big = [groups[int(np.argmax(counts))]]
-        return big
-
-    # ------------------------------------------------------------------ summary
-    def _summarise(self, labels, ok, va, t, levels, spreads, los, his, mix, n_total) -> BandResult:
-        kb = levels.size
-        lab_a = labels[ok]
-        ta = t[ok] if t is not None else None
-        period = None
-        if ta is not None and ta.size > 1:
-            d = np.diff(ta)
-            d = d[d > 0]
-            period = float(np.median(d)) if d.size else None
-        ep = dw.find_episodes(lab_a, ta, period)
-        counts = np.bincount(lab_a[lab_a >= 0].astype(np.int64), minlength=kb)
-        n_an = int(ok.sum())
-        if ep.duration_s is not None:
-            tot_t = float(ep.duration_s.sum())
-        overlap = band_overlap(levels, spreads, los, his)
-        bands = []
-        for b in range(kb):
-            sel = ep.band == b
-            ds = dw.quantiles(ep.duration_s[sel]) if ep.duration_s is not None else (None,) * 3
-            dn = dw.quantiles(ep.samples[sel].astype(np.float64))
-            share_t = (float(ep.duration_s[sel].sum()) / tot_t
-                       if ep.duration_s is not None and tot_t > 0 else None)
-            bands.append(Band(
-                index=b, level=float(levels[b]), spread=float(spreads[b]), lo=float(los[b]),
-                hi=float(his[b]), count=int(counts[b]), share=float(counts[b]) / max(n_an, 1),
-                share_time=share_t, episodes=int(sel.sum()), dwell_median_s=ds[0],
-                dwell_p95_s=ds[1], dwell_max_s=ds[2], dwell_median_samples=dn[0],
-                dwell_p95_samples=dn[1], dwell_max_samples=None if dn[2] is None else int(dn[2]),
-                overlap=overlap[b]))
-        trans = dw.transition_counts(ep.band, kb)
-        best = kb - 1 if self.higher_is_better else 0
-        where = np.flatnonzero(ok)
-        sel = np.flatnonzero(ep.band != best)
-        st = (ep.start_s[sel].tolist() if ep.start_s is not None else [None] * sel.size)
-        du = (ep.duration_s[sel].tolist() if ep.duration_s is not None else [None] * sel.size)
-        bands_sel = ep.band[sel].tolist()
-        deg = [DegradedEpisode(start_s=a, duration_s=b_, start_index=c, samples=d, band=e,
-                               level=float(levels[e]))
-               for a, b_, c, d, e in zip(st, du, where[ep.start[sel]].tolist(),
-                                         ep.samples[sel].tolist(), bands_sel)]
-        comps = tuple({"weight": float(mix.weights[j]), "mean": float(mix.means[j]),
-                       "sd": float(mix.sds[j]), "band": int(self.band_of_component_[j])}
-                      for j in range(mix.k))
-        method = "fixed" if self.n_bands is not None else "bic+modes"
-        return BandResult(
-            bands=tuple(bands), labels=labels, n_samples=int(n_total), n_analysed=n_an,
-            intermediate=int((lab_a == dw.INTERMEDIATE).sum()),
-            outliers=int((lab_a == dw.OUTLIER).sum()), excluded=int(n_total - n_an),
-            transition_counts=trans, degraded_episodes=tuple(deg),
-            higher_is_better=bool(self.higher_is_better), has_times=ta is not None,
-            method=method, components=comps, bic=tuple(sorted(self.bic_.items())))
-
-    # ------------------------------------------------------------------ prediction
-    def predict(self, values) -> np.ndarray:
-        """Band index for new values by value alone (-2 outside every band's [lo, hi])."""
-        if not hasattr(self, "result_"):
-            raise UsageError("BandDetector is not fitted yet; call fit() first")
-        v = np.asarray(values, dtype=np.float64)
+    def predict(self, X) -> np.ndarray:
+        """Band index of each row by its value alone (-2 outside every band's [lo, hi])."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        v = _series(X)
         out = np.full(v.shape, dw.OUTLIER, dtype=np.int8)
         for b in self.result_.bands:
             out[(v >= b.lo) & (v <= b.hi)] = b.index
         return out
 
 
-def band_overlap(levels, spreads, los, his) -> list[float | None]:
-    """Per band, the share of a Gaussian (``level``, ``spread``) beyond the boundaries with its
-    neighbours (half-way between one band's ``hi`` and the next one's ``lo``); None for one band."""
-    k = len(levels)
-    if k < 2:
-        return [None] * k
-    bounds = [0.5 * (float(his[b]) + float(los[b + 1])) for b in range(k - 1)]
-    out = []
-    for b in range(k):
-        sd = max(float(spreads[b]), 1e-300)
-        p = 0.0
-        if b > 0:
-            p += 0.5 * math.erfc((float(levels[b]) - bounds[b - 1]) / (sd * math.sqrt(2.0)))
-        if b < k - 1:
-            p += 0.5 * math.erfc((bounds[b] - float(levels[b])) / (sd * math.sqrt(2.0)))
-        out.append(min(p, 1.0))
-    return out
+def _series(X: np.ndarray) -> np.ndarray:
+    """The series of a validated 2-D ``X``: its column, or each row's mean of its finite entries."""
+    if X.shape[1] == 1:
+        return np.array(X[:, 0], dtype=np.float64)
+    with warnings.catch_warnings():  # an all-NaN row is a missing observation, not a warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(X, axis=1)

@@ -93,6 +93,8 @@ class BandResult(DisplayMixin):
     ``transition_probabilities``: the same, row-normalised (rows without jumps are all 0).
     ``components``/``bic``: the mixture behind the bands (diagnostics).
     ``higher_is_better`` says which bands count as degraded (below / above the best band).
+    ``values`` / ``times``: the series the bands were found in (``labels`` align with it; run means
+    for ``per_run``), times in seconds or None.
     """
 
     bands: tuple[Band, ...]
@@ -109,6 +111,8 @@ class BandResult(DisplayMixin):
     method: str
     components: tuple[dict, ...] = field(repr=False, default=())
     bic: tuple[tuple[int, float], ...] = field(repr=False, default=())
+    values: np.ndarray | None = field(repr=False, compare=False, default=None)
+    times: np.ndarray | None = field(repr=False, compare=False, default=None)
 
     @property
     def n_bands(self) -> int:

@@ -13,7 +13,7 @@ def section(trace, options):
     ``degraded_episodes`` (capped, with ``degraded_episodes_total``) and ``band_analysis``
     (what was analysed); a ``band_levels`` finding when there are two bands or more.
     Options: ``options.for_section("bands")`` keyword arguments of :func:`find_bands`."""
-    from ..section import SectionResult
+    from ..section import SectionResult, Series
 
     params = dict(options.for_section("bands")) if options is not None else {}
     per_run = params.pop("per_run", None)
@@ -53,4 +53,5 @@ def section(trace, options):
             "values": "run_means" if per_run else "samples",
             "value_unit": trace.meta.value_unit,
         })
-    return SectionResult(name="bands", fields=fields, result=res, findings=findings)
+    series = Series(res.values, res.times, "run_means" if per_run else "samples")
+    return SectionResult(name="bands", fields=fields, result=res, findings=findings, series=series)

@@ -81,7 +81,7 @@ def section(trace, options):
     after, ratio, ci_low, ci_high, ci_time_low, ci_time_high, p_value, effect}; indices in the
     trace's sample numbering, i.e. without catch-up rows) and ``changepoint_analysis`` (how:
     block, cost, penalty, counts, segments); a ``level_shift`` finding when changes are reported."""
-    from ..section import SectionResult
+    from ..section import SectionResult, Series
 
     if trace.kind == "runner":
         return None
@@ -136,4 +136,6 @@ def section(trace, options):
         })
     from .result import _clean
 
-    return SectionResult(name="changepoints", fields=_clean(fields), result=res, findings=_clean(findings))
+    series = Series(x, xt, "block_means" if block > 1 else "samples", block)
+    return SectionResult(name="changepoints", fields=_clean(fields), result=res, findings=_clean(findings),
+                         series=series)

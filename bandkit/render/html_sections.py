@@ -1,8 +1,10 @@
-"""HTML (tables + plots) of the report sections; registered in :data:`bandkit.render.html.SECTION_HTML`.
+"""HTML (tables + plots) of the report sections; registered as their ``html`` in
+:data:`bandkit.section.SECTIONS`.
 
 Every function here is ``f(section, trace_report) -> str | None`` (cross sections:
-``f(section, report)``). Plots call the analysis engineers' plot functions (``bandkit.plots.*``,
-each ``plot(..., ax=None) -> Axes``) on a pyplot-free figure and embed it as PNG.
+``f(section, report)``). They only draw: tables from the section's fields, plots of the series the
+analysis saw (``section.series``) and of its result, with the plot functions of ``bandkit.plots``
+(each ``plot(..., ax=None) -> Axes``) on a pyplot-free figure embedded as PNG.
 """
 from __future__ import annotations
 
@@ -167,28 +169,21 @@ def bands_html(section, tr) -> str:
     if notes:
         out.append(f'<p class="sub">{esc("; ".join(notes))}</p>')
     shown_by_postmortem = per_run and tr.section("postmortem") is not None  # its run plot shows the levels
-    if (plots_enabled() and res is not None and getattr(res, "labels", None) is not None and len(res.labels)
+    if (plots_enabled() and res is not None and section.series is not None and len(res.labels)
             and not shown_by_postmortem):
-        out.append(_bands_figure(tr.trace, res, per_run))
+        out.append(_bands_figure(tr.trace, section.series, res, per_run))
     return "".join(out)
 
 
-def _bands_figure(trace, res, per_run: bool) -> str:
+def _bands_figure(trace, series, res, per_run: bool) -> str:
     from ..plots.bands import plot_band_histogram, plot_band_scatter
 
     fig = new_figure(height=3.4)
     ax, hax = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
-    if per_run:
-        from ..bands.api import run_means
-
-        values, times = run_means(trace)
-        plot_band_scatter(values, res, times=times if np.isfinite(times).all() else None, ax=ax)
-        src = values
-    else:
-        plot_band_scatter(trace, res, ax=ax)
-        src = values = trace.values
+    values = series.values
+    plot_band_scatter(values, res, times=series.times, ax=ax)
     n = len(values)
-    plot_band_histogram(src, res, ax=hax, **({} if n > 2000 else {"bins": max(10, min(60, n // 3)), "log": False}))
+    plot_band_histogram(values, res, ax=hax, **({} if n > 2000 else {"bins": max(10, min(60, n // 3)), "log": False}))
     ylabel = "work count per quantum" if trace.kind == "ftq" else (trace.meta.value_unit or "value")
     ax.set_ylabel(("run mean, " if per_run else "") + ylabel)
     hax.set_xlabel(ylabel)
@@ -366,19 +361,15 @@ def changepoints_html(section, tr) -> str | None:
         out.append(table_html(rows, header=["at", "before", "after", "ratio", "interval", "p"]))
         if len(cps) > 20:
             out.append(f'<p class="sub">{len(cps) - 20} more in the JSON report.</p>')
-    if section.result is not None and plots_enabled():
-        out.append(_changepoints_figure(section.result, tr.trace, an))
+    if section.result is not None and section.series is not None and plots_enabled():
+        out.append(_changepoints_figure(section.result, section.series, tr.trace))
     return "".join(out)
 
 
-def _changepoints_figure(res, trace, an) -> str:
-    from ..changepoints.section import aggregate
+def _changepoints_figure(res, series, trace) -> str:
     from ..plots.changepoints import plot_changepoints
 
-    t = trace.times
-    t = t if trace.meta.time_unit == "s" and len(t) and np.isfinite(t).all() else None
-    block = int(an.get("block") or 1)
-    x, xt = aggregate(trace.values, t, block) if block > 1 else (trace.values, t)
+    x, xt, block = series.values, series.times, series.block
     fig = new_figure(height=3.0)
     ax = fig.add_subplot()
     plot_changepoints(x, res, times=xt, ax=ax)

@@ -1,0 +1,36 @@
+"""scikit-learn's estimator checks on bandkit's estimators (in the spirit of skchange's test_all.py).
+
+Every check runs; a check an estimator is expected to fail is listed in ``EXPECTED_FAILURES`` with
+the reason, and scikit-learn then reports it as xfail (and fails the suite if it starts passing, so
+the list cannot go stale).
+"""
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from bandkit.bands import BandDetector
+
+ESTIMATORS = [BandDetector(), BandDetector(n_bands=2)]
+
+#: Estimator class name -> {check name: why it is expected to fail}. BandDetector passes every check:
+#: it takes X (n_samples, n_features) with one row per observation in time order (several columns are
+#: repeated measurements of the observation, averaged), ignores y, raises ValueError for bad
+#: parameters and data, and accepts NaN as a missing observation (tag allow_nan).
+EXPECTED_FAILURES: dict[str, dict[str, str]] = {
+    "BandDetector": {},
+}
+
+
+def _expected_failed_checks(estimator):
+    return EXPECTED_FAILURES.get(type(estimator).__name__, {})
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_every_estimator_is_checked():
+    """A new estimator class in bandkit's API must be added to ESTIMATORS."""
+    import bandkit
+
+    exported = {name for name in bandkit.__all__ if name.endswith("Detector")}
+    assert exported <= {type(e).__name__ for e in ESTIMATORS} | {"ChangePointDetector"}
