@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import bandkit
-from bandkit.render import html as H
+from bandkit.render import html as H, html_kit
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path("/work/shared/data/runners/pyperf")
@@ -52,11 +52,11 @@ def main() -> None:
         t_an, rep = best(lambda: bandkit.analyze(traces), args.repeat)
         t_txt, txt = best(rep.to_text, args.repeat)
         t_js, js = best(rep.to_json, args.repeat)
-        H.FIGURE_FORMAT = "png"
+        html_kit.FIGURE_FORMAT = "png"
         t_png, png = best(rep.to_html, args.repeat)
-        H.FIGURE_FORMAT = "svg"
+        html_kit.FIGURE_FORMAT = "svg"
         t_svg, svg = best(rep.to_html, args.repeat)
-        H.FIGURE_FORMAT = "png"
+        html_kit.FIGURE_FORMAT = "png"
         plots = len(re.findall(r"<figure>", png))
         print(f"| {name} | {len(rep.traces)} | {t_an:.2f} | {t_txt:.3f} | {t_js:.3f} | {t_png:.2f} | "
               f"{len(png.encode()) / 1e3:.0f} | {plots} | {t_svg:.2f} | {len(svg.encode()) / 1e3:.0f} |")

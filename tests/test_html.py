@@ -305,10 +305,11 @@ class _Res:
         return ax
 
 
-def test_result_html_mixin():
-    from bandkit.render.notebook import HTMLReprMixin, result_html
+def test_result_html_through_the_display_hook():
+    from bandkit.display import DisplayMixin
+    from bandkit.render.notebook import result_html
 
-    class R(_Res, HTMLReprMixin):
+    class R(_Res, DisplayMixin):
         pass
 
     h = R()._repr_html_()

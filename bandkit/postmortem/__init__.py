@@ -17,7 +17,7 @@ from .runs import RunTable, run_table
 from .suspects import Suspect, rank_suspects
 from .summary import CrossSummary, summarize
 
-__all__ = ["postmortem", "summarize", "classify", "run_table", "rank_suspects", "runner_section", "runner_summary",
+__all__ = ["postmortem", "summarize", "classify", "run_table", "rank_suspects",
            "PostMortem", "Step",
            "RunBand", "Suspect", "CrossSummary", "RunTable", "Classification", "VERDICTS"]
 
@@ -140,18 +140,3 @@ def _slow_runs(means: np.ndarray, labels: np.ndarray, bands: list, min_ratio: fl
     out = (labels < 0) & (sign * np.log(np.maximum(means, 1e-300) / ref) >= np.log(min_ratio)) if ref > 0 \
         else np.zeros(len(means), dtype=bool)
     return slow | out
-
-
-def runner_section(trace: Trace, options=None):
-    """Report section (registered in :mod:`bandkit.analyze` as ``bandkit.postmortem:runner_section``,
-    so ``AnalysisOptions(skip={"postmortem"})`` skips it); see :mod:`.section`."""
-    from .section import runner_section as _section
-
-    return _section(trace, options)
-
-
-def runner_summary(trace_reports, options=None):
-    """Cross-benchmark report section (``bandkit.postmortem:runner_summary``); see :mod:`.section`."""
-    from .section import runner_summary as _summary
-
-    return _summary(trace_reports, options)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .html import esc, figure_html, new_figure, plots_enabled, table_html
+from .html_kit import esc, figure_html, new_figure, plots_enabled, table_html
 from .textutil import fmt_num, fmt_pct, fmt_time
 from .text_bands import overlapping_band
 

@@ -1,24 +1,21 @@
 """Rich display in JupyterLab: compact HTML with the key plot for traces and analysis results.
 
-* ``Trace._repr_html_`` -> :func:`trace_html` (title, key figures, raw plot + histogram).
-* ``Report._repr_html_`` / ``TraceReport._repr_html_`` -> :mod:`bandkit.render.html` (the same
-  content as ``bandkit report --format html``).
-* Analysis results: inherit :class:`HTMLReprMixin` (or set ``_repr_html_ = result_html`` in the
-  class body) to get a table of the scalar fields of ``to_dict()`` plus, when the class has a
-  ``plot(ax=None)`` method, that plot::
+Objects get ``_repr_html_`` from :class:`bandkit.display.DisplayMixin`, which calls the renderer
+registered for their class in :data:`bandkit.display.RENDERERS`:
 
-      @dataclass(frozen=True)
-      class BandResult(HTMLReprMixin):
-          ...
-
-  A class may define ``_repr_plot_(self, ax)`` to choose a different plot for the notebook view.
+* ``Trace`` -> :func:`trace_html` (title, key figures, raw plot + histogram).
+* ``Report`` / ``TraceReport`` -> :mod:`bandkit.render.html` (the same content as
+  ``bandkit report --format html``).
+* Analysis results (the default) -> :func:`result_html`: a table of the scalar fields of
+  ``to_dict()`` plus the class's key plot (:data:`RESULT_PLOTS`, else its ``plot(ax=None)`` method;
+  a class may define ``_repr_plot_(self, ax)`` to choose a different plot for the notebook view).
 """
 from __future__ import annotations
 
 import inspect
 from typing import Any
 
-from .html import CSS, esc, figure_html, new_figure, table_html
+from .html_kit import CSS, esc, figure_html, new_figure, table_html
 from .textutil import fmt_num, fmt_time
 
 #: Scalars shown at most in a result's table.
@@ -121,20 +118,10 @@ def result_html(obj) -> str:
             plot(fig.add_subplot())
             body.append(figure_html(fig, alt=f"{type(obj).__name__} plot"))
         except Exception as exc:  # the table is still useful
-            from .html import error_html
+            from .html_kit import error_html
 
             body.append(error_html("plot", exc))
     return _wrap("".join(body))
-
-
-class HTMLReprMixin:
-    """Mixin giving a result class ``_repr_html_`` (see :func:`result_html`). Has no fields, so it
-    is safe in frozen dataclasses."""
-
-    __slots__ = ()
-
-    def _repr_html_(self) -> str:
-        return result_html(self)
 
 
 # -- key plots drawn from a result alone (the full plots need the trace: see bandkit.plots) ----------

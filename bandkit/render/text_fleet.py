@@ -116,7 +116,7 @@ def render_fleet_text(report, width: int = 100, limit: int | None = None) -> str
 
 def render_fleet_html(report, max_rows: int | None = 400) -> str:
     """A self-contained HTML page: verdict, heat-map (inline PNG), ranking table, errors."""
-    from .html import _CSP
+    from .html_kit import _CSP
 
     body = fleet_html_fragment(report, max_rows=max_rows)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -127,7 +127,7 @@ def render_fleet_html(report, max_rows: int | None = 400) -> str:
 
 def fleet_html_fragment(report, max_rows: int | None = 400) -> str:
     """The fleet as an HTML fragment with scoped CSS (what notebooks display)."""
-    from .html import esc, figure_html, new_figure, table_html, _wrap
+    from .html_kit import _wrap, esc, figure_html, new_figure, table_html
 
     prefix = common_prefix(report)
     parts = [f"<h1>bandkit fleet</h1><p class=\"sub\">{len(report.rows)} traces"
