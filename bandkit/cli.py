@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from . import display
 from ._version import __version__
 from .errors import BandkitError, UsageError
 from .findings import FAIL_ON_GROUPS, fail_on_kinds
@@ -65,7 +66,8 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
                    help="TSC ticks per second for the two-file FTQ format (time is in ticks without it)")
 
 
-def _add_output_options(p: argparse.ArgumentParser, formats=("text", "json", "html")) -> None:
+def _add_output_options(p: argparse.ArgumentParser, formats=None) -> None:
+    formats = formats or ("text", "json", *display.outputs("Report"))
     p.add_argument("--format", "-f", choices=formats, default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -186,14 +188,15 @@ def _load_with_progress(args, paths: Sequence[str]) -> list:
 
 
 def render(report, fmt: str, args) -> str:
+    """The report as ``fmt``: JSON, coloured text, or any renderer registered for it in bandkit.display."""
     if fmt == "json":
         return report.to_json()
-    if fmt == "html":
-        return report.to_html()
-    from .render.text import use_color
+    if fmt == "text":
+        from .render.text import use_color
 
-    color = not args.no_color and args.output in (None, "-") and use_color(sys.stdout)
-    return report.to_text(color=color)
+        color = not args.no_color and args.output in (None, "-") and use_color(sys.stdout)
+        return report.to_text(color=color)
+    return display.render(report, fmt)
 
 
 def exit_status(report, fail_on: frozenset[str] | None) -> int:
@@ -354,7 +357,7 @@ def _add_fleet(sub) -> None:
     p.add_argument("--since", metavar="BUILD", help="histories: report only changes at or after this build")
     _add_table_options(p)
     _add_input_options(p)
-    _add_output_options(p)
+    _add_output_options(p, formats=("text", "json", *display.outputs("FleetReport")))
     p.set_defaults(func=_cmd_fleet)
 
 

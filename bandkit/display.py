@@ -41,6 +41,11 @@ def renderer(obj: Any, output: str):
     raise KeyError(f"no {output!r} renderer for {type(obj).__name__}")
 
 
+def outputs(class_name: str) -> tuple[str, ...]:
+    """The file outputs registered for a class (``notebook`` and ``plot`` are not files), in order."""
+    return tuple(out for (cls, out) in RENDERERS if cls == class_name and out not in ("notebook", "plot", "text"))
+
+
 def render(obj: Any, output: str, **options: Any):
     """Render ``obj`` as ``output`` ("text", "html", "notebook", "plot") with its registered renderer."""
     return renderer(obj, output)(obj, **options)

@@ -159,3 +159,12 @@ def test_the_walk_sees_real_imports():
                        "from ..loaders.runner_common import plain\n")
     assert not _violations("bandkit.postmortem.classify", MODULES["bandkit.postmortem.classify"],
                            "from ..changepoints.fpop import fpop\n")
+
+
+def test_architecture_md_documents_the_floors():
+    text = (PKG.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    for name, prefixes in FLOORS:
+        assert name in text, name
+        for pre in prefixes:
+            short = pre.split(".", 1)[1] if "." in pre else "bandkit/__init__"
+            assert f"`{short}" in text, f"{pre} is not in ARCHITECTURE.md's table of floors"
