@@ -38,14 +38,12 @@ from scipy.ndimage import gaussian_filter1d
 
 from ..errors import InvalidValueError
 from ..peaks1d import local_maxima, peak_prominences_widths
+from ..robust import MAD_TO_SD as _MAD_TO_SD
 from ..robust import median_period
 from . import dwell as dw
 from .mixture import Mixture, find_modes, fit_mixture, valley
 from .reduce import Reduced, box_smooth, comb_period, reduce_values
 from .result import Band, BandResult, DegradedEpisode
-
-_MAD_TO_SD = 1.4826
-
 
 @dataclass(frozen=True)
 class BandParams:

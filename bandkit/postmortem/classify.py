@@ -38,6 +38,7 @@ import numpy as np
 from scipy import stats
 
 from ..changepoints.fpop import fpop
+from ..robust import diff_noise_sd
 
 #: How far (in noise sd) a level held only briefly must lie from the main level to count as a band:
 #: ``FAR_SIGMAS_BASE + FAR_SIGMAS_PER_DECADE * log10(n)`` (6 sigma at 20 runs, 7.9 at 400): the more
@@ -63,8 +64,7 @@ def robust_sigma(x: np.ndarray) -> float:
     """Noise sd of a piecewise-constant series from first differences (MAD / sqrt 2)."""
     if len(x) < 3:
         return float(np.std(x)) if len(x) > 1 else 0.0
-    d = np.diff(x)
-    return float(1.4826 * np.median(np.abs(d - np.median(d))) / math.sqrt(2.0))
+    return float(diff_noise_sd(x))
 
 
 def segment_runs(x: np.ndarray, *, min_ratio: float = 1.05, noise_floor: float = 0.002,
