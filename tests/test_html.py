@@ -397,3 +397,42 @@ def test_analysis_results_display_in_notebooks(ftq_pair_report):
         assert h.startswith('<div class="bk">'), type(r)
         assert f"<h3>{type(r).__name__}</h3>" in h
         assert "<table>" in h and "<img " in h and 'class="err"' not in h, type(r).__name__
+
+
+def test_html_draws_the_series_the_analysis_saw(monkeypatch):
+    """Renderers only draw: the bands and step-change figures use SectionResult.series, and computing run
+    means or block means again in the renderer would fail here."""
+    import bandkit.bands.api
+    import bandkit.changepoints.section
+    from bandkit.render.html_sections import bands_html, changepoints_html
+
+    rng = np.random.default_rng(4)
+    run = np.repeat(np.arange(1, 41), 3)
+    v = np.where(run % 7 == 0, 1.3, 1.0) + rng.normal(0, 0.005, run.size)
+    runner = Trace(pd.DataFrame({"time": np.nan, "value": v, "run": run}),
+                   TraceMeta(path="r.json", format="pyperf", kind="runner", name="b", value_unit="s"))
+    from bandkit.section import AnalysisOptions
+    from bandkit.bands.section import section as bands_section
+
+    bsec = bands_section(runner, AnalysisOptions())
+    assert bsec.series.what == "run_means" and len(bsec.series.values) == 40
+    tr = bandkit.analyze([_ftq_series()]).traces[0]
+    csec = tr.section("changepoints")
+    assert csec.series.what == "block_means" and csec.series.block > 1
+
+    def boom(*a, **k):
+        raise AssertionError("a renderer computed what the analysis had")
+
+    monkeypatch.setattr(bandkit.bands.api, "run_means", boom)
+    monkeypatch.setattr(bandkit.changepoints.section, "aggregate", boom)
+    rtr = type(tr)(runner, 0, (bsec,))
+    assert "<img " in bands_html(bsec, rtr)
+    assert "<img " in changepoints_html(csec, tr)
+
+
+def _ftq_series() -> Trace:
+    from bandkit.synthetic.ftq import generate_ftq
+
+    g = generate_ftq(60_000, levels=(1338.0, 1200.0), seed=5)
+    return Trace(pd.DataFrame({"time": g.time_ns * 1e-9, "value": g.count, "catchup": g.catchup}),
+                 TraceMeta(path="s.dat", format="ftq", sampling_hz=g.freq_hz))

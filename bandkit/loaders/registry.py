@@ -5,10 +5,10 @@ FORMATS maps a format name to ``"module:function"``; each loader takes a
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable, Iterable
 
 from ..errors import InputError, UsageError
+from ..section import resolve
 from ..trace import Trace
 from .source import PathOrFile, Source
 
@@ -34,8 +34,7 @@ ALIASES = {"ftq2009": "ftq-2009", "ftq-old": "ftq-2009", "two-file": "ftq-2009",
 
 
 def _loader(fmt: str) -> Callable[..., list[Trace]]:
-    module, func = FORMATS[fmt].split(":")
-    return getattr(importlib.import_module(module), func)
+    return resolve(FORMATS[fmt])
 
 
 def _looks_like_ftq(head: bytes) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from ..section import resolve
 from .html_kit import CSS, esc, figure_html, new_figure, table_html
 from .textutil import fmt_num, fmt_time
 
@@ -82,10 +83,7 @@ def _scalars(d: dict, prefix: str = "") -> list[list[str]]:
 def _plot_method(obj):
     spec = RESULT_PLOTS.get(type(obj).__name__)
     if spec:
-        import importlib
-
-        module, func = spec.split(":")
-        fn = getattr(importlib.import_module(module), func)
+        fn = resolve(spec)
         return lambda ax: fn(obj, ax=ax)
     for name in ("_repr_plot_", "plot"):
         m = getattr(obj, name, None)
