@@ -4,6 +4,7 @@ with one bandkit installation, so that a refactor can be checked byte for byte:
     python benchmarks/report_snapshot.py /tmp/before --python /path/to/old-venv/bin/python
     python benchmarks/report_snapshot.py /tmp/after  --python /path/to/new-venv/bin/python
     diff -r /tmp/before /tmp/after
+    python benchmarks/report_snapshot.py /tmp/after --compare /tmp/before   # numbers: largest relative change
 
 The interpreter runs in OUTDIR (not in a checkout: ``python -m`` would import the package of the
 current directory), so it uses its own installation (or PYTHONPATH). Each case writes ``NAME.json``, ``NAME.txt`` and ``NAME.status`` (exit code and stderr of the CLI).
@@ -13,6 +14,7 @@ Also analyses the TCPD Nile series (kind ``series``) through the library, and ea
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -60,11 +62,63 @@ def cases() -> list[tuple[str, list[str]]]:
     return out
 
 
+def _walk(a, b, path, out):
+    """Differences of two parsed JSON documents: (path, a, b, relative difference or None)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if list(a) != list(b):
+            out.append((path, sorted(a), sorted(b), None))
+        for k in a:
+            if k in b:
+                _walk(a[k], b[k], f"{path}.{k}", out)
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            out.append((path, f"{len(a)} items", f"{len(b)} items", None))
+        for i, (x, y) in enumerate(zip(a, b)):
+            _walk(x, y, f"{path}[{i}]", out)
+    elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) \
+            and not isinstance(b, bool) and type(a) is type(b):
+        if a != b:
+            out.append((path, a, b, abs(a - b) / max(abs(a), abs(b))))
+    elif a != b:
+        out.append((path, a, b, None))
+
+
+def compare(before: Path, after: Path) -> int:
+    """Numeric diff of two snapshots: per JSON file, the largest relative change of a number, and every
+    change of structure, string, integer count or type. Returns 1 when anything but numbers differs."""
+    other = 0
+    for fa in sorted(before.glob("*.json")):
+        fb = after / fa.name
+        if fa.read_bytes() == fb.read_bytes():
+            continue
+        try:
+            da, db = json.loads(fa.read_text()), json.loads(fb.read_text())
+        except ValueError:
+            print(f"{fa.name}: not JSON on one side")
+            other += 1
+            continue
+        diffs = []
+        _walk(da, db, "", diffs)
+        num = [d for d in diffs if d[3] is not None and isinstance(d[1], float)]
+        rest = [d for d in diffs if d not in num]
+        worst = max(num, key=lambda d: d[3]) if num else None
+        print(f"{fa.name}: {len(num)} numbers differ" + (f", largest relative {worst[3]:.2e} at {worst[0]}"
+                                                          if worst else "") + (f"; {len(rest)} other" if rest else ""))
+        for d in rest[:10]:
+            print(f"    {d[0]}: {d[1]!r} -> {d[2]!r}")
+        other += bool(rest)
+    return 1 if other else 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("outdir", type=Path)
     ap.add_argument("--python", default=sys.executable, help="interpreter of the bandkit installation to snapshot")
+    ap.add_argument("--compare", type=Path, metavar="BEFORE",
+                    help="do not render: compare the snapshot OUTDIR with the snapshot BEFORE, number by number")
     args = ap.parse_args(argv)
+    if args.compare:
+        return compare(args.compare, args.outdir)
     args.outdir.mkdir(parents=True, exist_ok=True)
     for name, cli_args in cases():
         stem = args.outdir / name.replace("/", "__")
