@@ -17,7 +17,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Series:
     """The series an analysis saw, so that renderers and plots draw it instead of deriving it again.
 
@@ -26,8 +26,8 @@ class Series:
     or ``"block_means"`` (means of ``block`` consecutive samples, at the block's first time).
     """
 
-    values: Any
-    times: Any = None
+    values: Any = field(repr=False)
+    times: Any = field(default=None, repr=False)
     what: str = "samples"
     block: int = 1
 
