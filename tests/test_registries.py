@@ -114,7 +114,8 @@ RUNNERS = rc.DATA / "runners"
 def _real_reports():
     return [rc.report(rc.FTQ_10000, rc.FTQ_7777), rc.report(rc.FTQ_2009),
             rc.report(RUNNERS / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"),
-            rc.report(RUNNERS / "ManuelJBrito_GVNO3_simdjson-201_composite.xml")]
+            rc.report(RUNNERS / "ManuelJBrito_GVNO3_simdjson-201_composite.xml"),
+            *(rc.report(p) for p in sorted((rc.DATA / "ci-history").glob("*.csv.gz")))]
 
 
 #: Kinds the bundled data does not produce: an example finding each (the kind's fields), for the phrase.
@@ -126,6 +127,10 @@ EXAMPLES = {
                         "snr_db": 20.0, "paths": ["a", "b"]},
     "fraction_mismatch": {"computed": 0.91, "header": 0.95},
     "partial_quantum": {"rows": [0], "quantum_ticks": 4096, "first_quantum_ticks": 1000},
+    "drift": {"start_build": 100, "end_build": 180, "ratio": 1.12, "drift_kind": "regression", "higher_is_better": False},
+    "improvement": {"count": 1, "build": 120, "before": 2.0, "after": 1.6, "ratio": 0.8, "higher_is_better": False,
+                    "value_unit": "s"},
+    "too_few_builds": {"builds": 3, "runs": 9, "needed": 8},
 }
 
 
@@ -189,6 +194,7 @@ def test_cli_and_fleet_read_the_table():
 # -- formats -------------------------------------------------------------------------------------------
 #: Formats without a bundled file: a minimal sample each (name, bytes) that auto-detection must recognise.
 SAMPLES = {
+    "parquet": ("history.parquet", None),  # written by pandas below (needs pyarrow, a test dependency)
     "ftq-mpi": ("mpi.out", b"# Frequency: 10000\n# Ticks per ns: 2.6\n0,1300,1299\n26000,1301,1300\n"),
     "csv": ("results.csv", b"name,value\na,1.0\na,1.1\n"),
 }
@@ -212,7 +218,10 @@ def test_every_format_resolves_is_sniffable_and_documented(tmp_path):
     assert set(ALIASES.values()) <= set(FORMATS)
     detected = _bundled_formats()
     for fmt, (name, body) in SAMPLES.items():
-        (tmp_path / name).write_bytes(body)
+        if body is None:
+            pd.DataFrame({"build": [1, 2, 3], "value": [1.0, 1.1, 1.0]}).to_parquet(tmp_path / name)
+        else:
+            (tmp_path / name).write_bytes(body)
         detected.setdefault(detect_format(Source.open(str(tmp_path / name))), name)
     assert set(FORMATS) <= set(detected), set(FORMATS) - set(detected)
 

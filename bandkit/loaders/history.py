@@ -22,7 +22,7 @@ import pandas as pd
 from ..errors import InputError
 from ..trace import Trace, TraceMeta
 from .source import Source
-from .table import ColumnRoles, higher_is_better
+from .table import ColumnRoles, higher_is_better, parse_dates
 
 
 def _numeric_values(source: Source, df: pd.DataFrame, col: str) -> np.ndarray:
@@ -51,18 +51,6 @@ def _times(source: Source, s: pd.Series) -> tuple[np.ndarray, str | None]:
     sec = np.full(ns.size, np.nan)
     sec[ok] = (ns[ok] - origin).astype("timedelta64[ns]").astype(np.int64) * 1e-9
     return sec, str(pd.Timestamp(origin).isoformat())
-
-
-def parse_dates(s: pd.Series) -> pd.Series:
-    """Dates of a text column: ISO 8601 in one vectorised pass; other layouts element-wise."""
-    try:  # numpy reads "YYYY-MM-DD[ HH:MM:SS[.fff]]" in C, ~15x pandas' ISO parser
-        return pd.Series(np.array(s.to_numpy(dtype=object), dtype="datetime64[ns]"), index=s.index)
-    except (ValueError, TypeError):
-        pass
-    try:
-        return pd.to_datetime(s, errors="raise", format="ISO8601")
-    except (ValueError, TypeError):
-        return pd.to_datetime(s, errors="coerce", format="mixed")
 
 
 def _build_order(codes: np.ndarray, uniques, times: np.ndarray | None) -> np.ndarray:

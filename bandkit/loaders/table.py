@@ -220,8 +220,6 @@ def _looks_time_like(s: pd.Series) -> bool:
     head = s.dropna().astype(str).head(5)
     if head.empty:
         return False
-    from .history import parse_dates
-
     return bool(parse_dates(head).notna().all())
 
 
@@ -364,3 +362,15 @@ def higher_is_better(unit: str, names: tuple[str, ...] = ()) -> bool:
         return True
     words = " ".join(normalise_name(n)[0] for n in names if n)
     return any(w in words for w in HIGHER_IS_BETTER_WORDS)
+
+
+def parse_dates(s: pd.Series) -> pd.Series:
+    """Dates of a text column: ISO 8601 in one vectorised pass; other layouts element-wise."""
+    try:  # numpy reads "YYYY-MM-DD[ HH:MM:SS[.fff]]" in C, ~15x pandas' ISO parser
+        return pd.Series(np.array(s.to_numpy(dtype=object), dtype="datetime64[ns]"), index=s.index)
+    except (ValueError, TypeError):
+        pass
+    try:
+        return pd.to_datetime(s, errors="raise", format="ISO8601")
+    except (ValueError, TypeError):
+        return pd.to_datetime(s, errors="coerce", format="mixed")

@@ -55,7 +55,7 @@ def fleet_verdict(report) -> str:
 
 
 def fleet_table(report, label_width: int = 26, limit: int | None = None):
-    from .text_fleet import common_prefix
+    from ..fleet.report import common_prefix
 
     prefix = common_prefix(report)
     rows = []

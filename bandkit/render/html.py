@@ -19,7 +19,7 @@ from typing import Iterable
 
 from ..section import SECTIONS, resolve
 from .html_kit import (_CSP, _PLOTS, CSS, DPI, FIG_WIDTH, _wrap, error_html, esc, figure_html, new_figure,
-                       plots_enabled, table_html)
+                       plots_enabled, table_html, text_fallback)
 from .text import _trace_title, phrase, section_text
 
 # the building blocks (html_kit) stay importable from here
@@ -92,7 +92,7 @@ def section_html(section, tr) -> str:
         if sec is not None and sec.html:
             body = resolve(sec.html)(section, tr)
         else:
-            body = _text_fallback(section)
+            body = text_fallback(section)
     except Exception as exc:  # a broken plot must not take the whole report down; shown visibly
         body = error_html(f"section {section.name!r}", exc)
     if not body:
@@ -112,13 +112,6 @@ def _key_plot(tr) -> str:
 def _key_plot_section(section) -> bool:
     sec = SECTIONS.get(section.name)
     return bool(sec and sec.key_plot)
-
-
-def _text_fallback(section) -> str | None:
-    lines = section_text(section)
-    if not lines:
-        return None
-    return f"<h3>{esc(section.name)}</h3><pre>{esc(chr(10).join(lines))}</pre>"
 
 
 def trace_report_html(tr, anchor: str | None = None, standalone: bool = True, plots: bool = True) -> str:

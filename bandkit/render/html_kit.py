@@ -143,3 +143,13 @@ def error_html(what: str, exc: BaseException) -> str:
 
 def _wrap(body: str) -> str:
     return f'<div class="bk"><style>{CSS}</style>{body}</div>'
+
+
+def text_fallback(section) -> str | None:
+    """A section without HTML of its own: its text table in ``<pre>`` (None when it has no text)."""
+    from .text import section_text
+
+    lines = section_text(section)
+    if not lines:
+        return None
+    return f"<h3>{esc(section.name)}</h3><pre>{esc(chr(10).join(lines))}</pre>"

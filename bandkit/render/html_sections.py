@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .html_kit import esc, figure_html, new_figure, plots_enabled, table_html
+from .html_kit import esc, figure_html, new_figure, plots_enabled, table_html, text_fallback
 from .textutil import fmt_num, fmt_pct, fmt_time
 from .text_bands import overlapping_band
 
@@ -384,8 +384,6 @@ def _changepoints_figure(res, series, trace) -> str:
 # -- history (one benchmark across builds) ---------------------------------------------------
 def history_html(section, tr) -> str:
     """The history plot (levels per build, eras, changes, episodes) and the section's tables."""
-    from .html import _text_fallback
-
     parts = []
     if plots_enabled() and section.result is not None and section.result.levels is not None \
             and len(section.result.levels) > 1:
@@ -396,5 +394,5 @@ def history_html(section, tr) -> str:
         parts.append(figure_html(fig, alt="median per build with era levels and located changes",
                                  caption="Grey: median of each build; red steps: era levels; dashed: located "
                                          "changes (shaded: 95 % build interval); orange: episodes."))
-    parts.append(_text_fallback(section) or "")
+    parts.append(text_fallback(section) or "")
     return "".join(parts)
