@@ -8,6 +8,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .errors import BandkitError, InputError, UsageError
+from .limits import Limits
 from .trace import Trace, TraceMeta
 from .loaders import load, load_many
 from .analyze import AnalysisOptions, Report, analyze, report
@@ -46,6 +47,7 @@ __all__ = [
     "BandkitError",
     "InputError",
     "UsageError",
+    "Limits",
     "Trace",
     "TraceMeta",
     "load",
