@@ -11,6 +11,8 @@ import os
 import re
 from typing import Callable
 
+from .textutil import escape_control
+
 SECTION_TEXT: dict[str, str] = {
     "bands": "bandkit.render.text_bands:render",
     "summary": "bandkit.render.text_summary:render",
@@ -78,30 +80,32 @@ def _trace_title(tr) -> str:
 
 
 def render_text(report, color: bool = False, width: int = 100) -> str:
+    # Names and paths come from the input: every line is escaped (escape_control) before the
+    # renderer's own colour codes are added, so a name cannot drive the terminal.
     b, y, r = (_BOLD, _YELLOW, _RESET) if color else ("", "", "")
     lines: list[str] = []
     for spec in PREAMBLE_TEXT:
-        lines.extend(_fn(spec)(report))
+        lines.extend(map(escape_control, _fn(spec)(report)))
     for tr in report.traces:
         if lines:
             lines.append("")
-        lines.append(f"{b}{_trace_title(tr)}{r}"[: width + len(b) + len(r)])
+        lines.append(f"{b}{escape_control(_trace_title(tr))}{r}"[: width + len(b) + len(r)])
         phrases = verdict_phrases(tr.findings)
         verdict = "; ".join(phrases) if phrases else "nothing unusual found"
-        lines.append(f"  {y}verdict:{r} {verdict}")
+        lines.append(f"  {y}verdict:{r} {escape_control(verdict)}")
         for s in tr.sections:
             spec = SECTION_TEXT.get(s.name)
             if spec:
                 sub = _fn(spec)(s)
                 if sub:
-                    lines.extend(sub)
+                    lines.extend(map(escape_control, sub))
     for s in report.cross:
         spec = CROSS_TEXT.get(s.name)
         if spec:
             sub = _fn(spec)(s)
             if sub:
                 lines.append("")
-                lines.extend(sub)
+                lines.extend(map(escape_control, sub))
     return "\n".join(_wrap(l, width) for l in lines) + "\n"
 
 
