@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Sequence
 
 from . import __version__
