@@ -669,3 +669,21 @@ def test_ctrl_c_at_any_time_of_a_real_run(tmp_path, delay):
     _, err = p.communicate(timeout=300)
     assert p.returncode == 130 and err == "bandkit: interrupted\n", (p.returncode, err)
     assert not out.exists() and _no_temp_files(tmp_path)
+
+
+@pytest.mark.parametrize("text,line", [
+    ("a" * 10 + "\n" + "b" * 10, None), ("a" * 11, 1), ("ab\n" * 5 + "c" * 11 + "\nd", 6),
+    ("a" * 10 + "\n" + "b" * 11 + "\n", 2), ("\n" * 30 + "x" * 12, 31), ("a\n" * 100, None),
+])
+def test_line_length_check_finds_the_first_long_line(text, line):
+    from bandkit.limits import Limits
+    from bandkit.loaders.source import Source, check_line_length
+
+    src = Source(name="x", limits=Limits(max_line_bytes=10))
+    for t in (text, text.encode()):
+        if line is None:
+            check_line_length(src, t)
+        else:
+            with pytest.raises(InputError) as ei:
+                check_line_length(src, t)
+            assert ei.value.line == line
