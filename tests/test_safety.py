@@ -661,7 +661,8 @@ def test_ctrl_c_at_any_time_of_a_real_run(tmp_path, delay):
     out = tmp_path / "r.txt"
     code = "import sys; from bandkit_entry import main; sys.exit(main())"
     p = subprocess.Popen([sys.executable, "-c", code, "report", str(big), "-o", str(out)], start_new_session=True,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=DATA.parent)  # bandkit_entry from this tree, even in an older editable install
     import time
 
     time.sleep(delay)
