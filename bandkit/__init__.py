@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .errors import BandkitError, InputError, UsageError
+from .limits import Limits
 from .trace import Trace, TraceMeta
 from .loaders import load, load_many
 from .analyze import Report, analyze, report
@@ -46,6 +47,7 @@ __all__ = [
     "BandkitError",
     "InputError",
     "UsageError",
+    "Limits",
     "Trace",
     "TraceMeta",
     "load",

@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Sequence
 
 from . import display
@@ -64,6 +62,39 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
                         "gbench, pytest-benchmark, asv, pts, criterion, turbostat, csv)")
     p.add_argument("--clock-hz", type=_positive_float, metavar="HZ",
                    help="TSC ticks per second for the two-file FTQ format (time is in ticks without it)")
+    _add_limit_options(p)
+
+
+def _size(text: str) -> int:
+    from .limits import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_limit_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("resource limits (an input beyond one is refused with a message naming the option)")
+    g.add_argument("--max-input-size", type=_size, metavar="SIZE",
+                   help="decompressed size of a .gz input and size of a stream (stdin, pipe, FIFO) "
+                        "(default: 32x the compressed size, at least 16M; streams 2G)")
+    g.add_argument("--max-line-length", type=_size, metavar="SIZE",
+                   help="longest line of a CSV / turbostat / raw.csv table (default 64K)")
+    g.add_argument("--max-columns", type=_positive_int, metavar="N", help="columns of such a table (default 256)")
+    g.add_argument("--max-quanta", type=_positive_int, metavar="N",
+                   help="sampling periods an FTQ trace may span (default: 16x its rows, at least 20,000,000)")
+
+
+def _limits(args):
+    """The Limits the options ask for (None: the defaults)."""
+    from .limits import Limits
+
+    given = {"max_input_bytes": getattr(args, "max_input_size", None),
+             "max_line_bytes": getattr(args, "max_line_length", None),
+             "max_columns": getattr(args, "max_columns", None),
+             "max_quanta": getattr(args, "max_quanta", None)}
+    return Limits().replace(**given) if any(v is not None for v in given.values()) else None
 
 
 def _add_output_options(p: argparse.ArgumentParser, formats=None) -> None:
@@ -77,6 +108,9 @@ def _add_output_options(p: argparse.ArgumentParser, formats=None) -> None:
 def _load_options(args) -> dict:
     opts = {"clock_hz": args.clock_hz} if getattr(args, "clock_hz", None) else {}
     opts.update(_table_load_options(args))
+    limits = _limits(args)
+    if limits is not None:
+        opts["limits"] = limits
     return opts
 
 
@@ -115,37 +149,12 @@ def _build_id(text: str):
 
 
 def write_output(text: str, output: str | None, inputs: Sequence[str] = ()) -> None:
-    """Write to stdout, or atomically to ``output`` (never over one of the inputs)."""
-    if output is None or output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    out = Path(output)
-    for i in inputs:
-        try:
-            if i != "-" and Path(i).exists() and out.exists() and out.resolve() == Path(i).resolve():
-                raise UsageError(f"{output}: refusing to overwrite an input file")
-        except OSError:
-            pass
-    if out.is_dir():
-        raise UsageError(f"{output}: is a directory")
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.exists():
-        raise UsageError(f"{output}: directory {parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".bandkit-", dir=parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # like open(): mkstemp's 0600 is not what a user expects of a report
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, out)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write to stdout, or safely to ``output`` (see :mod:`bandkit.output`): never over one of the
+    ``inputs`` nor over any file the loaders opened in this command (siblings, symlink targets)."""
+    from .loaders.source import opened_files
+    from .output import write_output as _write
+
+    _write(text, output, [*inputs, *opened_files()])
 
 
 def _progress(args, desc: str = "analysing", unit: str = "trace"):
@@ -243,10 +252,12 @@ EPILOG_COMPARE = """examples:
 def _cmd_compare(args) -> int:
     from .compare import compare_files
 
-    cmp = compare_files(args.a, args.b, format=args.input_format, confidence=args.confidence, seed=args.seed)
+    cmp = compare_files(args.a, args.b, format=args.input_format, confidence=args.confidence, seed=args.seed,
+                        limits=_limits(args))
     from ._json import dumps
+    from .render.textutil import escape_lines
 
-    text = cmp.to_text() if args.format == "text" else dumps(cmp)
+    text = escape_lines(cmp.to_text()) if args.format == "text" else dumps(cmp)
     write_output(text, args.output, [args.a, args.b])
     return 0
 
@@ -261,6 +272,7 @@ def _add_compare(sub) -> None:
     p.add_argument("--input-format", "-F", dest="input_format", metavar="FMT", help="input format of both files")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    _add_limit_options(p)
     _add_output_options(p, formats=("text", "json"))
     p.set_defaults(func=_cmd_compare)
 
@@ -300,21 +312,19 @@ def _cmd_fleet(args) -> int:
     rep = rank_fleet(args.paths, jobs=args.jobs or 1, scheduler=args.dask_scheduler, format=args.input_format,
                      load_options=_load_options(args), n_bins=args.bins, z_threshold=args.z, progress=progress,
                      options=AnalysisOptions(params=params) if params else None)
-    shown = rep.errors[:5]
-    for p, e in shown:
-        print(f"bandkit: {'error' if not rep.rows else 'warning: skipped'}: {e}", file=sys.stderr)
-    if len(rep.errors) > len(shown):
-        print(f"bandkit: ... and {len(rep.errors) - len(shown)} more input(s) that could not be analysed "
-              "(listed in the report)", file=sys.stderr)
-    if not rep.rows:
-        return 2
+    if not rep.rows:  # nothing to rank: one error line (the first input's error, and how many more)
+        more = f" (and {len(rep.errors) - 1} more input(s) that could not be analysed)" if len(rep.errors) > 1 else ""
+        raise UsageError(f"{rep.errors[0][1] if rep.errors else 'no input could be analysed'}{more}")
     if args.format == "json":
         text = rep.to_json(profiles=not args.no_profiles)
     elif args.format == "html":
         text = rep.to_html()
     else:
-        text = rep.to_text(limit=args.limit)
-    write_output(text, args.output, [r.path for r in rep.rows])
+        from .render.textutil import escape_lines
+
+        text = escape_lines(rep.to_text(limit=args.limit))
+    write_output(text, args.output, _fleet_inputs(args.paths))
+    _fleet_skipped(rep.errors)  # after the write: an exit-2 write error stays the only stderr line
     if args.fail_on_outliers and rep.outliers:
         return 1
     return _fleet_fail_on(rep, args.fail_on)
@@ -332,6 +342,34 @@ def _fleet_fail_kind(text: str) -> frozenset[str]:
     if kinds - {"regression"}:
         raise argparse.ArgumentTypeError(f"unknown kind(s) {', '.join(sorted(kinds - {'regression'}))} (known: regression)")
     return kinds
+
+
+def _fleet_skipped(errors) -> None:
+    from .render.textutil import escape_control
+
+    for p, e in errors[:5]:
+        print(f"bandkit: warning: skipped: {escape_control(str(e))}", file=sys.stderr)
+    if len(errors) > 5:
+        print(f"bandkit: warning: ... and {len(errors) - 5} more input(s) that could not be analysed "
+              "(listed in the report)", file=sys.stderr)
+
+
+def _fleet_inputs(paths) -> list:
+    """Every file the fleet's loaders read, also in worker processes (whose opened-file records do
+    not come back): the expanded inputs, and the counts file of each two-file FTQ times file."""
+    from .fleet import expand_inputs
+    from .loaders.ftq2009 import is_times_name, pair_paths
+    from .loaders.source import Source
+
+    files: list = []
+    for p in expand_inputs(paths):
+        files.append(p)
+        if is_times_name(p):
+            try:
+                files.extend(pair_paths(Source.open(p)))
+            except BandkitError:
+                pass
+    return files
 
 
 def _add_fleet(sub) -> None:
@@ -365,7 +403,7 @@ _SUBCOMMANDS = [_add_report, _add_compare, _add_fleet]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="bandkit",
         description="Explains why a performance measurement misbehaves: bands, step changes and periodic "
                     "interference in FTQ OS-noise traces and benchmark-runner results.",
@@ -377,25 +415,113 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the CLI's error form: one line ``bandkit: error: ...`` and exit status 2."""
+
+    def error(self, message: str):
+        from .render.textutil import escape_control
+
+        self.exit(2, f"bandkit: error: {escape_control(message.strip())} (see '{self.prog} --help')\n")
+
+
+class _Session:
+    """One command's safety net (used by :func:`main`):
+
+    - SIGINT / SIGTERM / SIGHUP become KeyboardInterrupt; an interrupted command exits 128 +
+      signal (130 for Ctrl-C) with one line ``bandkit: interrupted``, never 0 (even when a library
+      swallowed the KeyboardInterrupt), and writes no report (:mod:`bandkit.output`);
+    - every file a loader opens is recorded, so that ``-o`` is never one of them;
+    - Python warnings are held back: after a failure only the error line is printed; after
+      success each distinct warning is one line ``bandkit: warning: ...``.
+    """
+
+    def __enter__(self) -> "_Session":
+        import contextlib
+        import warnings
+
+        from .loaders.source import record_opened
+        from .output import signals_as_interrupts
+
+        self.status = 2
+        self.interrupted = False
+        self._stack = contextlib.ExitStack()
+        self._stack.enter_context(signals_as_interrupts())
+        self._stack.enter_context(record_opened())
+        self.warnings = self._stack.enter_context(warnings.catch_warnings(record=True))
+        return self
+
+    def __exit__(self, et, ev, tb) -> bool:
+        from .output import pending_signal
+
+        self.signal = pending_signal()
+        self._stack.close()
+        if et is not None and issubclass(et, KeyboardInterrupt):
+            self.interrupted = True
+            return True
+        if et is not None and self.signal is not None and issubclass(et, Exception):
+            self.interrupted = True  # an exception raised on the interrupt's way up: still an interrupt
+            return True
+        return False
+
+    def finish(self) -> int:
+        from .render.textutil import escape_control
+
+        if self.interrupted or self.signal is not None:
+            import signal
+
+            print("bandkit: interrupted", file=sys.stderr)
+            return 128 + int(self.signal or signal.SIGINT)
+        if self.status != 2:
+            seen = []
+            for w in self.warnings:
+                msg = escape_control(str(w.message).strip())
+                if msg not in seen:
+                    seen.append(msg)
+            for msg in seen[:10]:
+                print(f"bandkit: warning: {msg}", file=sys.stderr)
+            if len(seen) > 10:
+                print(f"bandkit: warning: ... and {len(seen) - 10} more warnings", file=sys.stderr)
+        return self.status
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line printed for an error: control characters (a newline in a file name, a
+    message ending in a newline, terminal escapes) escaped."""
+    from .render.textutil import escape_control
+
+    return f"bandkit: error: {escape_control(str(exc).strip())}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    with _Session() as session:
+        session.status = _main(argv)
+    return session.finish()
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help(sys.stderr)
+        print("bandkit: error: a command is required: " + ", ".join(_command_names(parser))
+              + " (see 'bandkit --help')", file=sys.stderr)
         return 2
     try:
         return int(args.func(args))
     except BandkitError as exc:
-        print(f"bandkit: error: {exc}", file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("bandkit: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         return 0
     except MemoryError:
         print("bandkit: error: out of memory", file=sys.stderr)
         return 2
+
+
+def _command_names(parser: argparse.ArgumentParser) -> list[str]:
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return list(a.choices)
+    return []
 
 
 if __name__ == "__main__":  # pragma: no cover

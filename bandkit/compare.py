@@ -173,9 +173,10 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
                       tuple(skipped), confidence)
 
 
-def compare_files(path_a, path_b, *, format: str | None = None, **kwargs) -> Comparison:
-    """Load two result files and :func:`compare` them."""
+def compare_files(path_a, path_b, *, format: str | None = None, limits=None, **kwargs) -> Comparison:
+    """Load two result files and :func:`compare` them (``limits``: :class:`bandkit.Limits` for loading)."""
     from .loaders import load_many
 
-    return compare(load_many([path_a], format=format), load_many([path_b], format=format),
+    return compare(load_many([path_a], format=format, limits=limits),
+                   load_many([path_b], format=format, limits=limits),
                    label_a=str(path_a), label_b=str(path_b), **kwargs)

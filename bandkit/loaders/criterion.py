@@ -12,7 +12,7 @@ import io
 import json
 from typing import Any
 
-from ..errors import InputError
+from ..errors import BandkitError, InputError
 from ..trace import Trace
 from .runner_common import TIME_UNITS_S, as_float, build_runner_trace, read_json, reject_options, require
 from .source import Source
@@ -25,9 +25,9 @@ def _name_from_sibling(source: Source, stem: str) -> str | None:
     for cand in (p.with_name(p.name.replace(stem, "benchmark.json")), p.with_name("benchmark.json")):
         if cand != p and cand.is_file():
             try:
-                doc = json.loads(cand.read_text())
+                doc = json.loads(source.related(cand).read_text())
                 return str(doc.get("full_id") or doc.get("title"))
-            except (OSError, ValueError):
+            except (BandkitError, ValueError):
                 return None
     parts = p.parent.parts
     if len(parts) >= 3 and parts[-1] in ("new", "base"):
@@ -60,7 +60,7 @@ def load_criterion(source: Source, **options: Any) -> list[Trace]:
 
 
 def _load_raw_csv(source: Source) -> list[Trace]:
-    rows = list(csv.DictReader(io.StringIO(source.read_text())))
+    rows = list(csv.DictReader(io.StringIO(source.read_table_text())))
     if not rows:
         raise InputError(source.name, "no samples in raw.csv")
     groups: dict[str, list[tuple[list[float], dict]]] = {}

@@ -7,6 +7,7 @@ drift-free schedule can resume) are kept and flagged in the ``catchup`` column.
 from __future__ import annotations
 
 import io
+import math
 import re
 import warnings
 from typing import Any
@@ -83,15 +84,15 @@ def parse_header(lines: list[str]) -> dict[str, Any]:
         for key, pat, conv in _HEADER_PATTERNS:
             m = pat.match(s)
             if m:
-                header[key] = conv(float(m.group(1))) if conv is int else conv(m.group(1))
+                header[key] = _header_number(m.group(1), conv)
                 if key == "Fraction":
                     after_fraction = True
                 break
         else:
             m = _THREAD.match(s)
             if m:
-                header["thread"] = int(m.group(1))
-                header["core"] = int(m.group(2))
+                header["thread"] = _header_number(m.group(1), int)
+                header["core"] = _header_number(m.group(2), int)
                 continue
             if _COLUMNS_LINE.match(s):
                 header["columns"] = s.split()
@@ -112,6 +113,116 @@ def parse_header(lines: list[str]) -> dict[str, Any]:
     if cpuinfo:
         header["cpuinfo"] = cpuinfo
     return header
+
+
+def _header_number(text: str, conv) -> float | int:
+    """A header number; one too big for its type stays a float (inf) for :func:`check_header` to refuse."""
+    f = float(text)
+    if conv is not int:
+        return f
+    if not math.isfinite(f) or abs(f) >= 2.0 ** 63:
+        return math.copysign(math.inf, f)
+    return int(f) if len(text) > 18 or not text.lstrip("+-").isdigit() else int(text)
+
+
+#: Header fields and the ranges FTQ can write; anything else is a corrupt header (refused, with its line).
+_HEADER_RANGES = {
+    # key: (low, high, low inclusive, what)
+    "Frequency": (0.0, 1e9, False, "a sampling rate in Hz above 0 and at most 1 GHz"),
+    "Ticks per ns": (0.0, 1e6, False, "a clock rate above 0"),
+    "Total count": (0, 2 ** 63 - 1, True, "a count of at least 0"),
+    "Max possible work": (0, 2 ** 63 - 1, True, "a count of at least 0"),
+    "Fraction": (0.0, 1.0, True, "a fraction between 0 and 1"),
+    "Start delay ms": (0.0, 1e12, True, "a delay of at least 0 ms"),
+    "thread": (0, 2 ** 31 - 1, True, "a thread number of at least 0"),
+    "core": (-1, 2 ** 31 - 1, True, "a core number of at least -1"),
+}
+_HEADER_WORDS = {"Frequency": b"Frequency", "Ticks per ns": b"Ticks per ns", "Total count": b"Total count",
+                 "Max possible work": b"Max possible work", "Fraction": b"Fraction is",
+                 "Start delay ms": b"start delay", "thread": b"thread", "core": b"core"}
+
+
+def check_header(source: Source, header: dict[str, Any], head: bytes) -> None:
+    """Refuse header values outside what FTQ writes (a negative rate or fraction, an infinite count):
+    they would turn into wrong numbers downstream. ``head``: the file's first bytes (for line numbers)."""
+    for key, (lo, hi, lo_incl, what) in _HEADER_RANGES.items():
+        v = header.get(key)
+        if v is None:
+            continue
+        ok = math.isfinite(v) and (v >= lo if lo_incl else v > lo) and v <= hi
+        if not ok:
+            raise InputError(source.name, f"header {key!r} must be {what}, got {v:g}",
+                             line=_header_line(head, _HEADER_WORDS[key]))
+
+
+def _header_line(head: bytes, word: bytes) -> int | None:
+    for i, line in enumerate(head.split(b"\n")):
+        s = line.strip()
+        if s.startswith(b"#") and word in s:
+            return i + 1
+        if s and not s.startswith(b"#"):
+            break
+    return None
+
+
+#: Counts are exact integers in float64 up to 2**53; FTQ's counts are far below.
+_MAX_COUNT = 2 ** 53
+
+
+def check_counts(source: Source, count: np.ndarray, line_of, header: dict[str, Any] | None = None) -> None:
+    """Refuse work counts that are not counts, or that no quantum can have done.
+
+    Negative or fractional counts, and all-zero traces (no work measured: nothing to analyse) are
+    refused; so is a count above the header's most a quantum can do (``Max possible work`` is FTQ's
+    max count x threads x samples, so ``Max possible work / rows`` bounds every count): it would
+    silently become the FTQ fraction's reference (one corrupt count of 10^9 turns 0.998 into 0.001).
+    ``count``: one column, or several (one per rank); ``line_of(row)``: the file line of data row ``row``.
+    """
+    if not len(count):
+        return
+    c = count if count.ndim == 1 else count.ravel()
+    bad = np.flatnonzero((c < 0) | (c > _MAX_COUNT))
+    if count.dtype.kind == "f":
+        bad = np.union1d(bad, np.flatnonzero(c != np.floor(c)))
+    if len(bad):
+        i = int(bad[0])
+        row = i if count.ndim == 1 else i // count.shape[1]
+        v = c[i]
+        what = ("negative work count" if v < 0 else "work count too large" if v > _MAX_COUNT
+                else "work count is not a whole number")
+        raise InputError(source.name, f"{what}: {v:g}", line=line_of(row))
+    if not c.any():
+        raise InputError(source.name, f"every work count is 0 ({len(c):,} rows): no work was measured, "
+                                      "nothing to analyse")
+    mpw = (header or {}).get("Max possible work")
+    if mpw and count.ndim == 1:
+        cap = mpw / len(count)
+        i = int(np.argmax(count))
+        if count[i] > cap * (1 + 1e-9):
+            raise InputError(source.name, f"work count {count[i]:g} is above the most a quantum can do by the "
+                                          f"header (Max possible work {mpw:g} / {len(count):,} samples = {cap:g}): "
+                                          "a corrupt count or header", line=line_of(i))
+
+
+def check_span(source: Source, time: np.ndarray, period: float | None, line_of) -> None:
+    """Refuse a time column spanning more sampling periods than ``source.limits`` allow (a jump of
+    centuries in a 3-line file would make the spectrum allocate every period in between).
+
+    ``time`` and ``period`` in the same unit; ``line_of(row)``: the file line of data row ``row``."""
+    n = len(time)
+    if n < 2 or not period or not period > 0:
+        return
+    span = float(time[-1]) - float(time[0])
+    limit = source.limits.quanta(n)
+    if not span / period > limit:
+        return
+    i = int(np.argmax(np.diff(time)))
+    gap = float(time[i + 1]) - float(time[i])
+    raise InputError(
+        source.name,
+        f"time jumps by {gap / period:.3g} sampling periods: the {n:,} rows would span {span / period:.3g} "
+        f"periods, more than the limit of {limit:,} (a corrupt time, not a stall: FTQ writes a row for "
+        "every period; raise the limit with --max-quanta)", line=line_of(i + 1))
 
 
 def _first_bad_line(body: bytes, ncols: int | None, sep: bytes | None, first_line: int) -> tuple[int, str]:
@@ -187,6 +298,30 @@ def parse_two_int_columns(body: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     return pairs[:, 0], pairs[:, 1]
 
 
+def _check_table_shape(source: Source, body: bytes, first_line: int, sep: str | None) -> None:
+    """Refuse, before parsing, a table whose first line is much wider than the rest: the parser
+    would pad every short line to that width (a 64 KiB first line over 500,000 short lines asks for
+    10^10 cells from a 1 MB file). A consistent table needs at least 2 bytes per cell."""
+    start = 0
+    n = len(body)
+    while start < n:  # the first data line
+        end = body.find(b"\n", start)
+        end = n if end < 0 else end
+        line = body[start:end].strip()
+        if line and not line.startswith(b"#"):
+            break
+        start = end + 1
+    else:
+        return
+    ncols = len(line.split(sep.encode()) if sep else line.split())
+    rows = body.count(b"\n", start) + 1
+    if ncols <= 2 or rows * ncols <= n - start + 2 * rows:
+        return
+    bad_line, what = _first_bad_line(body, ncols, sep.encode() if sep else None, first_line)
+    if what != "unreadable data":
+        raise InputError(source.name, what, line=bad_line)
+
+
 def read_numeric_table(source: Source, body: bytes, first_line: int, sep: str | None, min_cols: int = 2) -> np.ndarray:
     """Parse whitespace- or ``sep``-separated integers into an int64 2-D array (fast C parser).
 
@@ -194,6 +329,7 @@ def read_numeric_table(source: Source, body: bytes, first_line: int, sep: str | 
     """
     if _blank(body):
         raise InputError(source.name, "no data lines (header only)" if first_line > 1 else "empty file")
+    _check_table_shape(source, body, first_line, sep)
     try:
         frame = pd.read_csv(
             io.BytesIO(body), sep=r"\s+" if sep is None else sep, header=None, comment="#",
@@ -285,6 +421,7 @@ def load_ftq(source: Source, **options: Any) -> list[Trace]:
         head = source.read_bytes()
         lines, offset = split_header(head)
     header = parse_header(lines)
+    check_header(source, header, head[:offset])
     first_line = head.count(b"\n", 0, offset) + 1
     freq = header.get("Frequency")
     del head
@@ -294,9 +431,12 @@ def load_ftq(source: Source, **options: Any) -> list[Trace]:
         time_ns, count = fast
         del fast
         check_monotonic(source, body, time_ns, first_line)
+        line_of = lambda row: _line_of_row(body, row, first_line)  # noqa: E731 (only called on an error)
+        check_counts(source, count, line_of, header)
+        period_ns = nominal_period(time_ns, freq * 1e-9 if freq else None)
+        check_span(source, time_ns, period_ns, line_of)
         source.release()
         del body  # free the text before the float copies are made
-        period_ns = nominal_period(time_ns, freq * 1e-9 if freq else None)
         catchup = flag_catchup(time_ns, count, period_ns or 0.0)
         # Both columns stay strided views into the parsed (n, 2) pairs: the times are converted to
         # seconds in place (elementwise, same slots), so no further 8 bytes/row are allocated; fresh
@@ -310,7 +450,10 @@ def load_ftq(source: Source, **options: Any) -> list[Trace]:
         time_ns = arr[:, 0]
         count = arr[:, 1]
         check_monotonic(source, body, time_ns, first_line)
+        line_of = lambda row: _line_of_row(body, row, first_line)  # noqa: E731 (only called on an error)
+        check_counts(source, count, line_of, header)
         period_ns = nominal_period(time_ns, freq * 1e-9 if freq else None)
+        check_span(source, time_ns, period_ns, line_of)
         frame = {"time": time_ns * 1e-9, "value": count.astype(np.int64)}
         cols = header.get("columns", [])
         for j in range(2, arr.shape[1]):
@@ -335,11 +478,14 @@ def load_ftq_mpi(source: Source, *, ticks_per_ns: float | None = None, **options
         raise InputError(source.name, "binary data, not an FTQ text trace")
     lines, offset = split_header(data)
     header = parse_header(lines)
+    check_header(source, header, data[:offset])
     body = data[offset:]
     first_line = data[:offset].count(b"\n") + 1
     arr = read_numeric_table(source, body, first_line, sep=",")
     ticks = arr[:, 0]
     check_monotonic(source, body, ticks, first_line)
+    line_of = lambda row: _line_of_row(body, row, first_line)  # noqa: E731 (only called on an error)
+    check_counts(source, arr[:, 1:], line_of)
     tpn = ticks_per_ns or header.get("Ticks per ns")
     if tpn and tpn > 0:
         time, unit = ticks / tpn * 1e-9, "s"
@@ -347,6 +493,7 @@ def load_ftq_mpi(source: Source, *, ticks_per_ns: float | None = None, **options
         time, unit = ticks.astype(np.float64), "ticks"
     freq = header.get("Frequency")
     period = nominal_period(time, (freq if unit == "s" else None))
+    check_span(source, time, period, line_of)
     sampling_hz = freq if freq else (1.0 / period if unit == "s" and period else None)
     traces = []
     nranks = arr.shape[1] - 1

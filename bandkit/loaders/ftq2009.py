@@ -19,7 +19,7 @@ import pandas as pd
 from ..errors import InputError
 from ..robust import median_period
 from ..trace import Trace, TraceMeta
-from .ftq import read_numeric_table
+from .ftq import _line_of_row, check_counts, check_span, read_numeric_table
 from .source import Source
 
 _TIMES = re.compile(r"(^|_)times\.dat(\.gz)?$")
@@ -64,8 +64,7 @@ def pair_paths(source: Source) -> tuple[Path, Path]:
     raise InputError(source.name, "not a times.dat / counts.dat file of the two-file FTQ format")
 
 
-def _read_column(path: Path) -> np.ndarray:
-    src = Source.open(path)
+def _read_column(src: Source) -> np.ndarray:
     data = src.read_bytes()
     if not data.strip():
         raise InputError(src.name, "empty file")
@@ -74,7 +73,7 @@ def _read_column(path: Path) -> np.ndarray:
     arr = read_numeric_table(src, data, 1, sep=None, min_cols=1)
     if arr.shape[1] != 1:
         raise InputError(src.name, f"expected one integer per line, got {arr.shape[1]} columns", line=1)
-    return arr[:, 0].astype(np.int64)
+    return arr[:, 0]
 
 
 def load_ftq2009(source: Source, *, clock_hz: float | None = None, ticks_per_ns: float | None = None,
@@ -85,12 +84,15 @@ def load_ftq2009(source: Source, *, clock_hz: float | None = None, ticks_per_ns:
     if clock_hz is not None and not clock_hz > 0:
         raise InputError(source.name, f"clock rate must be positive, got {clock_hz}")
     times_path, counts_path = pair_paths(source)
-    ticks = _read_column(times_path)
-    counts = _read_column(counts_path)
+    times_src, counts_src = source.related(times_path), source.related(counts_path)
+    ticks = _read_column(times_src).astype(np.int64)
+    counts = _read_column(counts_src)
     if len(ticks) != len(counts):
         short, n = (str(times_path), len(ticks)) if len(ticks) < len(counts) else (str(counts_path), len(counts))
         raise InputError(short, f"has {n} lines but its partner has {max(len(ticks), len(counts))}: "
                                 f"times and counts must pair line by line", line=n + 1)
+    check_counts(counts_src, counts, lambda row: _line_of_row(counts_src.read_bytes(), row, 1))
+    counts = counts.astype(np.int64)
     starts = np.concatenate([[0], np.flatnonzero(np.diff(ticks) < 0) + 1, [len(ticks)]])
     nblocks = len(starts) - 1
     traces = []
@@ -103,6 +105,7 @@ def load_ftq2009(source: Source, *, clock_hz: float | None = None, ticks_per_ns:
             raise InputError(str(times_path), "repeated timestamp", line=row + 1)
         gaps = np.diff(t)
         quantum = median_period(t[1:] if len(t) > 3 else t) or float("nan")  # the first quantum may be short
+        check_span(times_src, t, quantum, lambda row: _line_of_row(times_src.read_bytes(), lo + row, 1))
         bits = math.log2(quantum) if quantum > 0 else float("nan")
         rel = (t - t[0]).astype(np.float64)
         partial = np.zeros(len(t), dtype=bool)

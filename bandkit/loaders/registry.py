@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from ..errors import InputError, UsageError
+from ..limits import Limits
 from ..section import resolve
 from ..trace import Trace
 from .source import PathOrFile, Source
@@ -86,9 +87,14 @@ def detect_format(source: Source) -> str:
     raise InputError(name, "unrecognised format (use --format; known: " + ", ".join(FORMATS) + ")")
 
 
-def load_traces(path_or_file: PathOrFile, format: str | None = None, **options: Any) -> list[Trace]:
-    """Load every trace in one input (a file, a directory of the two-file FTQ format, ``-`` or a file object)."""
-    source = Source.open(path_or_file)
+def load_traces(path_or_file: PathOrFile, format: str | None = None, limits: Limits | None = None,
+                **options: Any) -> list[Trace]:
+    """Load every trace in one input (a file, a directory of the two-file FTQ format, ``-`` or a file object).
+
+    ``limits``: resource bounds (:class:`bandkit.Limits`; defaults when None). Pass a
+    :class:`~bandkit.loaders.source.Source` to learn afterwards which files were read (``.files``).
+    """
+    source = Source.open(path_or_file, limits=limits)
     if format is not None:
         fmt = ALIASES.get(format, format)
         if fmt not in FORMATS:
@@ -103,19 +109,22 @@ def load_traces(path_or_file: PathOrFile, format: str | None = None, **options: 
     return traces
 
 
-def load(path_or_file: PathOrFile, format: str | None = None, **options: Any) -> Trace | list[Trace]:
+def load(path_or_file: PathOrFile, format: str | None = None, limits: Limits | None = None,
+         **options: Any) -> Trace | list[Trace]:
     """Load a trace or result file: one :class:`Trace`, or a list when the input holds several.
 
-    ``format``: one of :data:`FORMATS` (auto-detected when None). Options go to the loader,
-    e.g. ``clock_hz=`` (ticks per second) for the two-file FTQ format.
+    ``format``: one of :data:`FORMATS` (auto-detected when None). ``limits``: resource bounds
+    (:class:`bandkit.Limits`, e.g. ``Limits(max_input_bytes=8 << 30)`` for a huge ``.gz``). Options
+    go to the loader, e.g. ``clock_hz=`` (ticks per second) for the two-file FTQ format.
     """
-    traces = load_traces(path_or_file, format=format, **options)
+    traces = load_traces(path_or_file, format=format, limits=limits, **options)
     return traces[0] if len(traces) == 1 else traces
 
 
-def load_many(paths: Iterable[PathOrFile], format: str | None = None, **options: Any) -> list[Trace]:
+def load_many(paths: Iterable[PathOrFile], format: str | None = None, limits: Limits | None = None,
+              **options: Any) -> list[Trace]:
     """Load several inputs into one flat list of traces."""
     out: list[Trace] = []
     for p in paths:
-        out.extend(load_traces(p, format=format, **options))
+        out.extend(load_traces(p, format=format, limits=limits, **options))
     return out

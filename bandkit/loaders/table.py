@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .source import Source
+from .source import Source, check_columns, check_line_length
 
 #: Header names (normalised: lower case, unit suffix removed, ``-``/space -> ``_``) by role.
 VALUE_NAMES = ("value", "values", "measurement", "measurements", "duration", "mean", "time", "elapsed",
@@ -101,7 +101,9 @@ def read_table(source: Source) -> pd.DataFrame:
     Parquet. Raises InputError naming the file (and line) when it cannot be parsed."""
     data = source.read_bytes()
     if data[:4] == b"PAR1":
-        return _read_parquet(source, data)
+        df = _read_parquet(source, data)
+        check_columns(source, len(df.columns), line=None)
+        return df
     if b"\x00" in data[:65536]:
         raise InputError(source.name, "binary data, not a CSV/TSV or Parquet table")
     if data[:3] == b"\xef\xbb\xbf":
@@ -109,11 +111,13 @@ def read_table(source: Source) -> pd.DataFrame:
     text = _COMMENT_LINE.sub(b"", data) if b"#" in data else data
     if not text.strip():
         raise InputError(source.name, "empty table (no header, no rows)")
+    check_line_length(source, data)
     first = text.lstrip(b"\r\n").split(b"\n", 1)[0]
     counts = {sep: first.count(sep.encode()) for sep in (",", "\t", ";")}
     sep = max(counts, key=lambda k: counts[k]) if max(counts.values()) else ","
     df = _read_csv_arrow(text, sep)
     if df is not None:
+        check_columns(source, len(df.columns))
         return df
     try:
         df = pd.read_csv(io.BytesIO(text), sep=sep, engine="c", low_memory=False)
@@ -128,6 +132,7 @@ def read_table(source: Source) -> pd.DataFrame:
                          .split(", saw")[0].strip(), line=line) from None
     except (ValueError, pd.errors.EmptyDataError) as exc:
         raise InputError(source.name, f"cannot parse table: {exc}") from None
+    check_columns(source, len(df.columns))
     df.columns = [str(c).strip() for c in df.columns]
     return df
 

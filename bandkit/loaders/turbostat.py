@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..trace import Trace
 from .runner_common import build_runner_trace, reject_options
-from .source import Source
+from .source import Source, check_columns
 
 _TOPO = ("Package", "Die", "Node", "Core", "CPU")
 
@@ -41,11 +41,12 @@ def load_turbostat(source: Source, column: str | None = None, interval_s: float 
     header: list[str] | None = None
     intervals: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
-    for ln, line in enumerate(source.read_text().splitlines(), start=1):
+    for ln, line in enumerate(source.read_table_text().splitlines(), start=1):
         if not line.strip():
             continue
         fields = line.rstrip("\n").split("\t") if "\t" in line else line.split()
         if _is_header(fields):
+            check_columns(source, len(fields), line=ln)
             header = fields
             current = None
             continue

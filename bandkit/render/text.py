@@ -11,6 +11,7 @@ import re
 
 from ..findings import FINDING_KINDS
 from ..section import SECTIONS, resolve
+from .textutil import escape_control
 
 _BOLD, _YELLOW, _RESET, _DIM = "\x1b[1m", "\x1b[33m", "\x1b[0m", "\x1b[2m"
 
@@ -60,25 +61,27 @@ def _trace_title(tr) -> str:
 
 
 def render_text(report, color: bool = False, width: int = 100) -> str:
+    # Names and paths come from the input: every line is escaped (escape_control) before the
+    # renderer's own colour codes are added, so a name cannot drive the terminal.
     b, y, r = (_BOLD, _YELLOW, _RESET) if color else ("", "", "")
     lines: list[str] = []
     for s in report.cross:
         if _preamble(s):
-            lines.extend(section_text(s))
+            lines.extend(map(escape_control, section_text(s)))
     for tr in report.traces:
         if lines:
             lines.append("")
-        lines.append(f"{b}{_trace_title(tr)}{r}"[: width + len(b) + len(r)])
+        lines.append(f"{b}{escape_control(_trace_title(tr))}{r}"[: width + len(b) + len(r)])
         phrases = verdict_phrases(tr.findings)
         verdict = "; ".join(phrases) if phrases else "nothing unusual found"
-        lines.append(f"  {y}verdict:{r} {verdict}")
+        lines.append(f"  {y}verdict:{r} {escape_control(verdict)}")
         for s in tr.sections:
-            lines.extend(section_text(s))
+            lines.extend(map(escape_control, section_text(s)))
     for s in report.cross:
         sub = [] if _preamble(s) else section_text(s)
         if sub:
             lines.append("")
-            lines.extend(sub)
+            lines.extend(map(escape_control, sub))
     return "\n".join(_wrap(l, width) for l in lines) + "\n"
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Sequence
 
 
@@ -65,3 +66,27 @@ def table(rows: Sequence[Sequence[str]], header: Sequence[str] | None = None, wi
         if header and k == 0:
             out.append("  " + "  ".join("-" * w for w in widths))
     return out
+
+
+# C0 and C1 control characters, DEL, and the bidirectional overrides/isolates that reorder what a
+# terminal shows ("Trojan source"): a benchmark or file name holding them must not drive the terminal.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_one(m: "re.Match[str]") -> str:
+    c = m.group(0)
+    if c in _NAMED:
+        return _NAMED[c]
+    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+
+def escape_control(text: str) -> str:
+    """``text`` with every control character (newline included) shown as an escape: ``\\x1b[31m``
+    instead of a colour change, ``\\n`` instead of a second line."""
+    return _CONTROL.sub(_escape_one, text)
+
+
+def escape_lines(text: str) -> str:
+    """:func:`escape_control` for each line of ``text``, the newlines between lines kept."""
+    return "\n".join(escape_control(line) for line in text.split("\n"))
