@@ -12,14 +12,14 @@ PKG = Path(__file__).resolve().parent.parent / "bandkit"
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("ground", ("bandkit._version", "bandkit.errors", "bandkit._json", "bandkit.robust", "bandkit.metadata",
                 "bandkit.peaks1d", "bandkit.findings", "bandkit.section", "bandkit.display", "bandkit.trace",
-                "bandkit.stalls", "bandkit.schema")),
+                "bandkit.stalls", "bandkit.schema", "bandkit.limits")),
     ("loaders and analyses", ("bandkit.loaders", "bandkit.summary", "bandkit.bands", "bandkit.changepoints",
                               "bandkit.spectrum", "bandkit.postmortem", "bandkit.history")),
     ("pipeline", ("bandkit.analyze", "bandkit.synthetic")),
     ("applications", ("bandkit.fleet", "bandkit.compare")),
     ("plots", ("bandkit.plots",)),
     ("renderers", ("bandkit.render",)),
-    ("front doors", ("bandkit.cli", "bandkit.__main__", "bandkit")),
+    ("front doors", ("bandkit.cli", "bandkit.output", "bandkit.__main__", "bandkit")),
 ]
 #: Floors whose packages are independent of each other (a loader does not import an analysis, nor an
 #: analysis another one); on the other floors modules may import each other (without circles).
