@@ -1,0 +1,208 @@
+"""The noise floor a spectral line is measured against, and the threshold that makes a line significant.
+
+Floor: a local order statistic (the OS-CFAR detector of radar)
+-------------------------------------------------------------
+FTQ spectra are anything but flat: the work rate's slow wander rises steeply (~1/f to 1/f²) towards
+DC, band switching gives a Lorentzian shoulder, stalls a broad sinc²-shaped hump, and quasi-periodic
+scheduling (a 125 Hz round-robin with jitter, say) broad bumps tens of Hz wide. A line is narrower
+than all of them: the Hann window's main lobe, ±2 bins. So the floor at bin ``i`` is the median of
+the PSD over the *training cells* ``G < |j - i| ≤ M`` (``G = 2`` guard bins keep the line's own main
+lobe out, ``M = 26``), corrected for the median's bias so that it estimates the mean noise power.
+Near DC and Nyquist the window shrinks *symmetrically* (``M_i = min(M, i - 2, last - i)``), so a
+monotone slope, however steep, still has its median at the centre; with few cells left the floor is
+noisy, and the threshold below says so (lines in the lowest bins must be much stronger).
+The previous floor (a median over fs/100 padded with the DC bin's value) sat far below the 1/f rise:
+that is where 11 of 47 clean traces got "spectral lines".
+
+Threshold: calibrated on the null distribution, per trace
+--------------------------------------------------------
+Under the null (no line) a Welch bin is ``S·χ²_ν/ν`` (``ν`` = :attr:`Spectrum.dof`), and so is each
+training cell; the ratio ``R = P_i / Y`` of a bin to the ``k``-th smallest of its ``m`` training
+cells has a known tail, ``P(R > t) = E_Y[χ²_ν.sf(ν·t·Y)]`` (:func:`ratio_sf`: an integral over the
+order statistic's quantiles with scipy.special). A trace searches ``N`` bins, so a line needs
+``N·P(R > t) ≤ α`` (Bonferroni; ``α = 1 %`` by default: at most one clean trace in a hundred gets a
+line anywhere in its spectrum). The line's ``p_value`` is ``min(1, N·P(R > r))``: a family-wise
+p-value over every bin searched. Adjacent Welch bins are correlated (Hann window, 50 % overlap), so
+the ``m`` cells count as ``m / CELL_CORRELATION`` independent ones: the factor is the one measured
+on white and on generated clean FTQ spectra (benchmarks/spectral_calibration.py, results in
+benchmarks/RESULTS_calibration.md, "spectral lines and interference").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import ndimage, special
+
+#: Guard bins each side of the bin under test (the Hann main lobe is ±2 bins).
+GUARD = 2
+#: Training bins each side (beyond the guard) at full width.
+HALF_WIDTH = 26
+#: First bin used as a training cell (bins 0 and 1 carry the segments' removed means).
+FIRST_BIN = 2
+#: Fewest training cells on each side for a bin to be searched at all.
+MIN_CELLS_SIDE = 3
+#: Neighbouring Welch bins are correlated: m training cells are worth m / CELL_CORRELATION independent
+#: ones in the order statistic's spread (measured; see the module docstring).
+CELL_CORRELATION = 2.0
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Local floor of a PSD and its per-bin calibration.
+
+    ``level``: floor (≈ mean noise PSD, same units as the PSD; NaN where not searchable); ``cells``:
+    number of training cells per bin (0: not searched); ``rank``: rank k (1-based) of the order
+    statistic used; ``bias``: median/mean of that order statistic (``level = Y / bias``); ``dof``: ν.
+    """
+
+    level: np.ndarray
+    cells: np.ndarray
+    rank: np.ndarray
+    bias: np.ndarray
+    dof: float
+
+    @property
+    def searched(self) -> np.ndarray:
+        return self.cells > 0
+
+
+def _rank(m: int) -> int:
+    return max(1, (m + 1) // 2)
+
+
+def local_floor(psd: np.ndarray, dof: float, *, guard: int = GUARD, half_width: int = HALF_WIDTH) -> Floor:
+    """Median of the training cells ``guard < |j - i| ≤ half_width`` of every bin (window shrinking
+    symmetrically at the ends), divided by the median's bias (see module docstring)."""
+    psd = np.asarray(psd, dtype=np.float64)
+    n = len(psd)
+    last = n - 1
+    level = np.full(n, np.nan)
+    cells = np.zeros(n, dtype=np.int64)
+    rank = np.zeros(n, dtype=np.int64)
+    h = np.minimum(np.minimum(np.arange(n) - FIRST_BIN, last - 1 - np.arange(n)), half_width)
+    ok = h - guard >= MIN_CELLS_SIDE
+    full = h == half_width
+    if full.any():
+        fp = np.ones(2 * half_width + 1, dtype=bool)
+        fp[half_width - guard: half_width + guard + 1] = False
+        m = int(fp.sum())
+        k = _rank(m)
+        rk = ndimage.rank_filter(psd, rank=k - 1, footprint=fp, mode="nearest")
+        level[full] = rk[full]
+        cells[full], rank[full] = m, k
+    for i in np.flatnonzero(ok & ~full):  # the few bins near DC and Nyquist
+        hi = int(h[i])
+        tr = np.concatenate([psd[i - hi: i - guard], psd[i + guard + 1: i + hi + 1]])
+        m = len(tr)
+        k = _rank(m)
+        level[i] = np.partition(tr, k - 1)[k - 1]
+        cells[i], rank[i] = m, k
+    bias = np.ones(n)
+    for m in np.unique(cells[cells > 0]):
+        sel = cells == m
+        bias[sel] = order_stat_median(float(dof), int(m), int(rank[sel][0]))
+    level = level / bias
+    return Floor(level=level, cells=cells, rank=rank, bias=bias, dof=float(dof))
+
+
+def _effective(m: int, k: int) -> tuple[float, float]:
+    """Effective (m, k) of m correlated cells: fewer, the same quantile."""
+    me = max(2.0, m / CELL_CORRELATION)
+    return me, max(1.0, me * k / m)
+
+
+@lru_cache(maxsize=256)
+def _y_quantiles(dof: float, m: int, k: int, n_grid: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """Quantiles of Y = k-th order statistic of m χ²_ν/ν cells (m, k made effective), with weights."""
+    me, ke = _effective(m, k)
+    # dense near u = 0 (a low floor estimate is what makes false alarms)
+    edges = np.unique(np.concatenate([np.logspace(-14, -2, n_grid // 3), np.linspace(0.01, 1.0, n_grid)]))
+    u = 0.5 * (edges[1:] + edges[:-1])
+    w = np.diff(edges)
+    v = special.betaincinv(ke, me - ke + 1.0, u)  # F(Y) quantiles
+    y = special.chdtri(dof, 1.0 - v) / dof
+    return y, w
+
+
+@lru_cache(maxsize=256)
+def order_stat_median(dof: float, m: int, k: int) -> float:
+    """Median of the k-th of m χ²_ν/ν cells, divided by its mean 1: the floor's bias."""
+    me, ke = _effective(m, k)
+    v = special.betaincinv(ke, me - ke + 1.0, 0.5)
+    return float(special.chdtri(dof, 1.0 - v) / dof)
+
+
+def ratio_sf(t, dof: float, m: int, k: int):
+    """P(X / Y > t) for X ~ χ²_ν/ν and Y the k-th of m χ²_ν/ν training cells (t scalar or array)."""
+    y, w = _y_quantiles(float(dof), int(m), int(k))
+    t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+    sf = special.chdtrc(dof, dof * t[:, None] * y[None, :]) @ w
+    return sf
+
+
+@lru_cache(maxsize=4096)
+def threshold(p: float, dof: float, m: int, k: int) -> float:
+    """Ratio t (bin / order statistic) with P(R > t) = p (to 1e-6 relative)."""
+    lo, hi = 0.0, 8.0  # log t
+    for _ in range(24):
+        mid = 0.5 * (lo + hi)
+        if ratio_sf(np.exp(mid), dof, m, k)[0] > p:
+            lo = mid
+        else:
+            hi = mid
+    return float(np.exp(hi))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Per-bin detection threshold and p-values of one spectrum.
+
+    ``ratio``: PSD / floor (power ratio: the SNR); ``threshold``: the ratio a bin must exceed (NaN
+    where not searched); ``n_searched``: bins searched (the Bonferroni count); ``alpha``: family-wise
+    false-alarm probability per trace.
+    """
+
+    floor: Floor
+    ratio: np.ndarray
+    threshold: np.ndarray
+    n_searched: int
+    alpha: float
+
+    def p_value(self, i: int) -> float:
+        """Family-wise p-value of bin ``i``: N·P(R > observed) under the null, capped at 1."""
+        fl = self.floor
+        if fl.cells[i] <= 0:
+            return 1.0
+        r = self.ratio[i] / fl.bias[i]  # back to bin / order statistic
+        return float(min(1.0, self.n_searched * ratio_sf(r, fl.dof, int(fl.cells[i]), int(fl.rank[i]))[0]))
+
+    def local_p_value(self, i: int) -> float:
+        """P(R > observed) at one bin chosen in advance (no search over bins): for a frequency named by
+        other evidence, e.g. the fundamental of a comb its harmonics located."""
+        fl = self.floor
+        if fl.cells[i] <= 0:
+            return 1.0
+        r = self.ratio[i] / fl.bias[i]
+        return float(min(1.0, ratio_sf(r, fl.dof, int(fl.cells[i]), int(fl.rank[i]))[0]))
+
+
+def calibrate(psd: np.ndarray, dof: float, *, alpha: float = 0.01, first: int = 0) -> Calibration:
+    """Floor, ratio and family-wise threshold (``alpha`` per trace) of a PSD; bins below ``first``
+    are not searched."""
+    fl = local_floor(psd, dof)
+    if first > 0:
+        cells = fl.cells.copy()
+        cells[:first] = 0
+        fl = Floor(fl.level, cells, fl.rank, fl.bias, fl.dof)
+    searched = fl.searched
+    n = int(searched.sum())
+    ratio = np.where(searched, psd / np.where(searched, fl.level, 1.0), np.nan)
+    thr = np.full(len(psd), np.nan)
+    for m in np.unique(fl.cells[searched]):
+        sel = fl.cells == m
+        k = int(fl.rank[sel][0])
+        t = threshold(alpha / max(n, 1), fl.dof, int(m), k)
+        thr[sel] = t * fl.bias[sel]  # in units of the floor (ratio = PSD / level = bias · PSD / Y)
+    return Calibration(floor=fl, ratio=ratio, threshold=thr, n_searched=n, alpha=float(alpha))
