@@ -60,9 +60,10 @@ class Comb:
     work); ``rms``: RMS of the comb's lines together, sqrt(Σ A²/2) (work fraction); ``power_fraction``:
     their share of the trace's variance; ``snr_db`` and ``p_value``: of the comb's most significant
     line (family-wise over the bins searched); ``chance``: probability that the members other than the
-    defining line sit on the teeth by chance (look-elsewhere included). ``fundamental_snr_db`` /
-    ``fundamental_p_value``: the spectrum at the fundamental's own bin (a single, pre-named bin: no
-    look-elsewhere), set by :func:`fundamental_evidence` — the fundamental's own evidence.
+    defining line sit on the teeth by chance (look-elsewhere included; None for a lone line).
+    ``fundamental_snr_db`` / ``fundamental_p_value``: the spectrum at the fundamental's own bin (a
+    single, pre-named bin: no look-elsewhere), set by :func:`fundamental_evidence` — the
+    fundamental's own evidence.
     """
 
     fundamental_hz: float
@@ -77,7 +78,7 @@ class Comb:
     power_fraction: float | None
     snr_db: float
     p_value: float | None
-    chance: float
+    chance: float | None
     fundamental_snr_db: float | None = None
     fundamental_p_value: float | None = None
 
@@ -324,9 +325,9 @@ def find_combs(peaks, fs: float, *, bin_hz: float | None = None, n_max: int | No
     for mem, ords, a0, t0, c in groups:
         order = np.zeros(len(f), dtype=np.int64)
         order[mem] = ords
-        ch = float(min(1.0, n_cands * np.exp(_log_chance(order, t0, a0, tol, fs, f_lo)))) if len(mem) > 1 else 0.0
+        ch = float(min(1.0, n_cands * np.exp(_log_chance(order, t0, a0, tol, fs, f_lo)))) if len(mem) > 1 else None
         out.append(_make_comb(peaks, mem, ords, a0, t0, ch))
-    out += [_make_comb(peaks, np.array([j]), np.array([1]), float(f[j]), float(tol[j]), 0.0)
+    out += [_make_comb(peaks, np.array([j]), np.array([1]), float(f[j]), float(tol[j]), None)
             for j in np.flatnonzero(pool)]
     return sorted(out, key=lambda c: -c.rms)
 
@@ -428,7 +429,8 @@ def _make_comb(peaks, mem, ords, a0, t0, chance) -> Comb:
                 lowest_order=int(ords[0]), strongest=s, amplitude=float(peaks[s].amplitude),
                 rms=float(np.sqrt(pw.sum())),
                 power_fraction=None if any(p is None for p in pfs) else float(min(1.0, sum(pfs))),
-                snr_db=float(peaks[best].snr_db), p_value=min(pvals) if pvals else None, chance=float(chance))
+                snr_db=float(peaks[best].snr_db), p_value=min(pvals) if pvals else None,
+                chance=None if chance is None else float(chance))
 
 
 def label_peaks(peaks, combs) -> list:
