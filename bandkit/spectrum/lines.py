@@ -49,10 +49,11 @@ class TraceSpectrum:
         d["drifts"] = [x.to_dict() for x in self.drifts]
         cal = self.calibration
         if cal is not None:
-            thr = cal.threshold[np.isfinite(cal.threshold)]
+            full = cal.floor.cells == cal.floor.cells.max()  # bins with a full window: one threshold
+            thr = cal.threshold[full & np.isfinite(cal.threshold)]
             d["detection"] = {"floor": "local median (OS-CFAR)", "alpha": float(cal.alpha),
                               "bins_searched": int(cal.n_searched),
-                              "threshold_db": round(float(10 * np.log10(np.median(thr))), 2) if len(thr) else None}
+                              "threshold_db": round(float(10 * np.log10(thr[0])), 2) if len(thr) else None}
         return d
 
 
