@@ -8,9 +8,10 @@ scheduling (a 125 Hz round-robin with jitter, say) broad bumps tens of Hz wide. 
 than all of them: the Hann window's main lobe, ±2 bins. So the floor at bin ``i`` is the median of
 the PSD over the *training cells* ``G < |j - i| ≤ M`` (``G = 2`` guard bins keep the line's own main
 lobe out, ``M = 26``), corrected for the median's bias so that it estimates the mean noise power.
-Near DC and Nyquist the window shrinks *symmetrically* (``M_i = min(M, i - 2, last - i)``), so a
-monotone slope, however steep, still has its median at the centre; with few cells left the floor is
-noisy, and the threshold below says so (lines in the lowest bins must be much stronger).
+Near DC the window shrinks *symmetrically* (``M_i = min(M, i - 2)``), so a monotone slope, however
+steep, still has its median at the centre; with few cells left the floor is noisy, and the threshold
+below says so (lines in the lowest bins must be much stronger). Near Nyquist, where the spectrum is
+smooth (the quantum's box filter), the window keeps its cells and shifts left.
 The previous floor (a median over fs/100 padded with the DC bin's value) sat far below the 1/f rise:
 that is where 11 of 47 clean traces got "spectral lines".
 
@@ -80,16 +81,20 @@ def _rank(m: int) -> int:
 
 def local_floor(psd: np.ndarray, dof: float, *, guard: int = GUARD, half_width: int = HALF_WIDTH) -> Floor:
     """Median of the training cells ``guard < |j - i| ≤ half_width`` of every bin (window shrinking
-    symmetrically at the ends), divided by the median's bias (see module docstring)."""
+    symmetrically near DC; near Nyquist, where the spectrum is smooth, the same number of cells with
+    the window shifted left), divided by the median's bias (see module docstring)."""
     psd = np.asarray(psd, dtype=np.float64)
     n = len(psd)
     last = n - 1
     level = np.full(n, np.nan)
     cells = np.zeros(n, dtype=np.int64)
     rank = np.zeros(n, dtype=np.int64)
-    h = np.minimum(np.minimum(np.arange(n) - FIRST_BIN, last - 1 - np.arange(n)), half_width)
+    idx = np.arange(n)
+    h = np.minimum(np.minimum(idx - FIRST_BIN, last - 1 - idx), half_width)
     ok = h - guard >= MIN_CELLS_SIDE
     full = h == half_width
+    # (the bin next to Nyquist is not searched: a line at Nyquist itself leaks into it, off by half a bin)
+    top = (idx > last - 1 - half_width) & (idx < last - 1) & (idx - guard - 2 * (half_width - guard) >= FIRST_BIN)
     if full.any():
         fp = np.ones(2 * half_width + 1, dtype=bool)
         fp[half_width - guard: half_width + guard + 1] = False
@@ -98,7 +103,15 @@ def local_floor(psd: np.ndarray, dof: float, *, guard: int = GUARD, half_width: 
         rk = ndimage.rank_filter(psd, rank=k - 1, footprint=fp, mode="nearest")
         level[full] = rk[full]
         cells[full], rank[full] = m, k
-    for i in np.flatnonzero(ok & ~full):  # the few bins near DC and Nyquist
+    m_full = 2 * (half_width - guard)
+    for i in np.flatnonzero(top):  # near Nyquist the spectrum is smooth: a full window, shifted left
+        right = psd[i + guard + 1: last]  # (the Nyquist bin itself is not a cell)
+        left = psd[i - guard - (m_full - len(right)): i - guard]
+        tr = np.concatenate([left, right])
+        k = _rank(m_full)
+        level[i] = np.partition(tr, k - 1)[k - 1]
+        cells[i], rank[i] = m_full, k
+    for i in np.flatnonzero(ok & ~full & ~top):  # the few bins near DC
         hi = int(h[i])
         tr = np.concatenate([psd[i - hi: i - guard], psd[i + guard + 1: i + hi + 1]])
         m = len(tr)
