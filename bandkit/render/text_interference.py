@@ -181,7 +181,8 @@ def phrase_interference(f: dict[str, Any]) -> str:
     if not f.get("fundamental_inferred"):
         return f"external interference at {fmt_num(f['freq_hz'], 5)} Hz{h}"
     note = fundamental_note(bool(f.get("fundamental_seen")), f.get("lowest_harmonic", 2),
-                            f.get("fundamental_snr_db"), f.get("fundamental_p_value"))
+                            f.get("fundamental_snr_db"), f.get("fundamental_p_value"),
+                            f.get("fundamental_sampling_hz"))
     what = "external interference" if f.get("fundamental_seen") else "external periodic comb"
     return f"{what} every {fmt_num(f['freq_hz'], 5)} Hz{h}, {note}"
 

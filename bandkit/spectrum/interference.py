@@ -30,7 +30,8 @@ def interference_finding(e, d: dict) -> dict:
         f.update({"fundamental_inferred": d["fundamental_inferred"], "fundamental_seen": d["fundamental_seen"],
                   "lowest_harmonic": d["lowest_harmonic"],
                   "fundamental_snr_db": [x["snr_db"] for x in d["fundamental_evidence"]],
-                  "fundamental_p_value": [x["p_value"] for x in d["fundamental_evidence"]]})
+                  "fundamental_p_value": [x["p_value"] for x in d["fundamental_evidence"]],
+                  "fundamental_sampling_hz": [x["sampling_hz"] for x in d["fundamental_evidence"]]})
     return f
 
 
