@@ -31,11 +31,7 @@ ALLOWED_SIDEWAYS = {
     ("bandkit.history", "bandkit.postmortem"),  # and the metadata suspects of its builds
 }
 #: Circles inside one package that are known and left to their package's owner (each with the reason).
-KNOWN_CYCLES = {
-    # drift.find_drifts(trace) computes the spectrum when none is given (analyze_spectrum, in rates) and
-    # rates calls drift for the phase drift of its lines: to be cut when rates.py is split (spectral work).
-    frozenset({"bandkit.spectrum.drift", "bandkit.spectrum.rates"}),
-}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 #: The display hook reaches the renderers by "module:function" strings (resolved when called), never by an
 #: import statement; it is the one documented way up (ARCHITECTURE.md).
 DISPLAY_HOOK = "bandkit.display"

@@ -8,7 +8,7 @@ import pytest
 
 import bandkit
 from bandkit.spectrum import alias_candidates, alias_of, analyze_spectrum, box_gain, common_frequencies, regrid
-from bandkit.spectrum.drift import drift_at, find_drifts, fold
+from bandkit.spectrum.drift import drift_at, fold
 from bandkit.spectrum.peaks import find_peaks, group_harmonics, noise_floor
 from bandkit.spectrum.psd import compute_spectrum, false_alarm_snr
 from bandkit.synthetic.interference import Locked, Source, ftq_trace
@@ -90,6 +90,62 @@ def test_regrid_by_time_fills_missing_slots_with_zero():
     assert (g.x[100:110] == 0).all() and g.x[110] == pytest.approx(1.0, abs=1e-3)
 
 
+def _no_catchup(t, times):
+    d = t.data.drop(columns=["catchup"]).assign(time=times)
+    return bandkit.Trace(d, t.meta)
+
+
+def test_regrid_refuses_a_gap_longer_than_the_trace_without_allocating_it():
+    """Issue 14/18: one time jump of 9e9 s made regrid allocate the whole gap (OOM)."""
+    t = ftq_trace(1000.0, 1.0, [], noise=0.0, seed=1)
+    times = t.data["time"].to_numpy().copy()
+    times[500:] += 9e9  # 9e18 ns
+    with pytest.raises(bandkit.InputError, match="longer than the whole trace") as err:
+        regrid(_no_catchup(t, times))
+    assert err.value.field == "time" and err.value.path == t.path
+    # a gap shorter than the trace is a stall: zero-work slots, as before
+    times = t.data["time"].to_numpy().copy()
+    times[500:] += 0.5
+    g = regrid(_no_catchup(t, times))
+    assert len(g.x) == 1500 and g.lost_slots == 500 and (g.x[500:1000] == 0).all()
+
+
+def test_regrid_refuses_backwards_and_absurd_times():
+    """Issue 14: times going backwards gave "negative dimensions"; absurd ones overflowed."""
+    t = ftq_trace(1000.0, 1.0, [], noise=0.0, seed=1)
+    times = t.data["time"].to_numpy().copy()
+    back = times.copy()
+    back[-1] = -5.0
+    with pytest.raises(bandkit.InputError, match="backwards"):
+        regrid(_no_catchup(t, back))
+    huge = times.copy()
+    huge[-1] = 1e300
+    with pytest.raises(bandkit.InputError, match="too large"):
+        regrid(_no_catchup(t, huge))
+    # many gaps, each shorter than the trace, that together make a grid of 20 M slots for 5,000 samples
+    t5 = ftq_trace(1000.0, 5.0, [], noise=0.0, seed=1)
+    sparse = np.arange(len(t5.data)) * 4.0  # a sample every 4,000 slots
+    with pytest.raises(bandkit.InputError, match="time column or the sampling rate"):
+        regrid(_no_catchup(t5, sparse))
+
+
+def test_cli_report_on_a_time_jump_is_one_line_exit_2(tmp_path, capsys):
+    """An FTQ file whose time column jumps by 9e18 ns: a one-line error, not an allocation."""
+    from bandkit.cli import main
+    from bandkit.synthetic.ftq import format_rows, header_text
+
+    n = 4000
+    time_ns = np.arange(n, dtype=np.int64) * 100_000
+    time_ns[n // 2:] += 9 * 10 ** 18
+    count = np.full(n, 1300, dtype=np.int64)
+    path = tmp_path / "jump.dat"
+    path.write_bytes(header_text(10000.0, int(count.sum()), 1300 * n).encode() + format_rows(time_ns, count))
+    code = main(["report", str(path), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("bandkit: error:") and "jump.dat" in err
+
+
 def test_real_trace_rows_are_the_grid(data_dir):
     """FTQ writes one row per deadline: slot from time agrees with the row index for real samples."""
     t = bandkit.load(data_dir / "ftq" / "ftq_f7777_intf100Hz_1ms_0.dat.gz")
@@ -140,8 +196,10 @@ def test_harmonics_grouped_under_fundamental_even_when_aliased():
     ts = analyze_spectrum(t)
     by_f = {round(p.freq_hz): p for p in ts.peaks}
     assert by_f[100].harmonic == 1
+    # fundamental_hz is the comb's fundamental refined by least squares over its members
+    assert by_f[100].fundamental_hz == pytest.approx(100.0, abs=1e-3)
     for n in (2, 3, 5):
-        assert by_f[100 * n].fundamental_hz == pytest.approx(by_f[100].freq_hz)
+        assert by_f[100 * n].fundamental_hz == by_f[100].fundamental_hz
         assert by_f[100 * n].harmonic == n
     # harmonic 41 (4100 Hz) is above Nyquist: it shows up at its alias 7777.017 - 4100 = 3677.017 Hz
     # (harmonics 10, 20, 30, 40 are in the nulls of the 10 % duty cycle)
@@ -183,7 +241,7 @@ def test_too_short_or_rateless_trace_is_a_usage_error():
 def test_drift_measured_for_period_close_to_whole_quanta():
     f = 10000.0 / 100.95  # period 100.95 quanta: the hit moves 0.05 quanta earlier per period
     t = ftq_trace(10000.0, 10.0, [Source(f, duty=0.05)], noise=0.005, seed=7)
-    ds = find_drifts(t)
+    ds = analyze_spectrum(t).drifts
     d = ds[0]
     assert d.confirmed and d.period_quanta == 101
     true_rate = 10000.0 - 101 * f  # quanta per second (position slope)
@@ -205,7 +263,7 @@ def test_no_drift_for_locked_source_and_fold_shape():
     t = ftq_trace(10000.0, 5.0, [Source(100.0, duty=0.05)], noise=0.005, seed=8)
     d = drift_at(t, 100.0)
     assert not d.confirmed and abs(d.measured_quanta_per_s) < 0.5 and d.concentration > 0.9
-    assert find_drifts(t) == []
+    assert analyze_spectrum(t).drifts == ()
     f = fold(regrid(t).x, 100)
     assert f.shape == (500, 100)
     # the burst always hits the same 5 quanta

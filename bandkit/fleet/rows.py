@@ -103,8 +103,8 @@ def row_from_report(tr, n_bins: int) -> dict[str, Any]:
         row["band_shares"] = [b.get("share") for b in bsec.fields.get("bands") or []] if bsec is not None else None
         row["degraded_share"] = 0.0 if nb else None
     lines = [x for x in findings if x.get("kind") in LINE_KINDS]
-    # the line with most harmonics first (a periodic interference source), then by SNR
-    lines.sort(key=lambda x: (-(x.get("harmonics") or 0), -(x.get("snr_db") or 0.0)))
+    # the most powerful first (largest line amplitude), then by SNR
+    lines.sort(key=lambda x: (-(x.get("amplitude") or 0.0), -(x.get("snr_db") or 0.0)))
     row["lines_hz"] = [x.get("freq_hz", x.get("alias_hz")) for x in lines][:8]
     row["steps"] = sum(1 for x in findings if x.get("kind") in STEP_KINDS)
     row["finding_kinds"] = sorted({x.get("kind") for x in findings if x.get("kind")})

@@ -16,29 +16,45 @@ def _ax(ax, **kw):
 
 
 def _ts(obj):
-    from ..spectrum.rates import TraceSpectrum, analyze_spectrum
+    from ..spectrum.lines import TraceSpectrum, analyze_spectrum
 
     return obj if isinstance(obj, TraceSpectrum) else analyze_spectrum(obj)
 
 
-def plot_spectrum(obj, ax=None, *, peaks: bool = True, max_labels: int = 8):
-    """PSD (dB, work fraction²/Hz) of a trace or :class:`TraceSpectrum`, with its lines marked."""
-    from ..spectrum.peaks import noise_floor
+def plot_spectrum(obj, ax=None, *, peaks: bool = True, max_labels: int = 8, max_combs: int = 4):
+    """PSD (dB, work fraction²/Hz) of a trace or :class:`TraceSpectrum` with its local noise floor,
+    the detection threshold (the floor raised by the calibrated per-bin threshold) and its lines:
+    one colour per comb (the ``max_combs`` most powerful; hollow marker when the comb's fundamental is
+    inferred), the ``max_labels`` most powerful lines labelled."""
+    from ..spectrum.peaks import noise_floor, spectrum_calibration
 
     ts = _ts(obj)
     sp = ts.spectrum
+    cal = ts.calibration if ts.calibration is not None else spectrum_calibration(sp)
     ax = _ax(ax)
     ax.plot(sp.freqs, 10 * np.log10(np.maximum(sp.psd, 1e-30)), lw=0.6, color="0.3", label="PSD")
-    ax.plot(sp.freqs, 10 * np.log10(noise_floor(sp)), lw=0.8, color="tab:blue", alpha=0.7, label="noise floor")
+    floor = noise_floor(sp, cal)
+    ax.plot(sp.freqs, 10 * np.log10(floor), lw=0.8, color="tab:blue", alpha=0.7, label="local noise floor")
+    thr = floor * np.where(np.isfinite(cal.threshold), cal.threshold, np.nan)
+    ax.plot(sp.freqs, 10 * np.log10(thr), lw=0.6, color="tab:blue", ls="--", alpha=0.6,
+            label=f"threshold (false alarms ≤ {100 * cal.alpha:g} % of clean traces)")
     if peaks and ts.peaks:
-        f = np.array([p.freq_hz for p in ts.peaks])
-        y = 10 * np.log10(np.interp(f, sp.freqs, sp.psd))
-        fund = np.array([p.harmonic == 1 for p in ts.peaks])
-        ax.plot(f[fund], y[fund], "v", color="tab:red", ms=5, label="fundamental (alias)")
-        ax.plot(f[~fund], y[~fund], "v", color="tab:orange", ms=3, label="harmonic (alias)")
-        for p in sorted([p for p in ts.peaks if p.harmonic == 1], key=lambda p: -p.snr)[:max_labels]:
-            ax.annotate(f"{p.freq_hz:.1f}", (p.freq_hz, 10 * np.log10(np.interp(p.freq_hz, sp.freqs, sp.psd))),
-                        xytext=(0, 4), textcoords="offset points", ha="center", fontsize=7)
+        colors = ["tab:red", "tab:orange", "tab:purple", "tab:green"]
+        y_of = lambda f: 10 * np.log10(np.interp(f, sp.freqs, sp.psd))  # noqa: E731
+        in_comb = set()
+        for k, c in enumerate([c for c in ts.combs if c.n_lines > 1][:max_combs]):
+            f = np.array([ts.peaks[j].freq_hz for j in c.members])
+            in_comb.update(c.members)
+            label = f"comb every {c.fundamental_hz:.4g} Hz" + ("" if c.fundamental_seen else
+                                                                  f" (inferred, n ≥ {c.lowest_order})")
+            ax.plot(f, y_of(f), "v", ms=4, color=colors[k % len(colors)],
+                    mfc=colors[k % len(colors)] if c.fundamental_seen else "none", label=label)
+        rest = [p.freq_hz for j, p in enumerate(ts.peaks) if j not in in_comb]
+        if rest:
+            ax.plot(rest, y_of(np.array(rest)), "v", ms=3, color="0.5", label="other lines")
+        for p in ts.peaks_by_power()[:max_labels]:
+            ax.annotate(f"{p.freq_hz:.1f}", (p.freq_hz, y_of(p.freq_hz)), xytext=(0, 4),
+                        textcoords="offset points", ha="center", fontsize=7)
     ax.set_xlim(0, sp.fs / 2)
     ax.set_xlabel("frequency in this trace (Hz, alias)")
     ax.set_ylabel("PSD (dB)")

@@ -195,26 +195,44 @@ def _bands_figure(trace, series, res, per_run: bool) -> str:
 
 # -- spectrum ------------------------------------------------------------------------------------
 def spectrum_html(section, tr) -> str | None:
-    """Spectrum of the work fraction with the detected lines marked, and a table of the lines."""
+    """Spectrum of the work fraction with the detected lines marked, a table of the lines (most powerful
+    first, with their comb) and one note per comb (an inferred fundamental says so)."""
+    from .text_interference import _comb_by_line, comb_cell, fmt_p, fundamental_note, pct
+
     d = section.fields.get("spectrum")
     ts = section.result
     if not d:
         return None
     peaks = d.get("peaks") or []
-    out = ["<h3>Spectrum</h3>",
-           f'<p class="sub">{esc(d.get("method"))}, resolution {esc(fmt_num(d.get("resolution_hz")))} Hz, '
-           f'{esc(d.get("segments"))} segments; {len(peaks)} lines above the noise floor</p>']
+    det = d.get("detection") or {}
+    sub = (f'{esc(d.get("method"))}, resolution {esc(fmt_num(d.get("resolution_hz")))} Hz, '
+           f'{esc(d.get("segments"))} segments; {len(peaks)} lines above the local noise floor')
+    if det.get("threshold_db") is not None:
+        sub += esc(f" (false alarms ≤ {pct(det['alpha'])} of clean traces: threshold ≈ {det['threshold_db']:.1f} dB)")
+    out = ["<h3>Spectrum</h3>", f'<p class="sub">{sub}</p>']
     if ts is not None and plots_enabled():
         out.append(_spectrum_figure(ts, tr.trace))
     if peaks:
-        top = sorted(peaks, key=lambda p: -(p.get("snr_db") or 0))[:12]
+        by_line = _comb_by_line(d)
+        top = peaks[:12]  # most powerful first
         rows = [[fmt_num(p.get("freq_hz"), 6), fmt_num(p.get("tol_hz"), 2), fmt_num(p.get("snr_db"), 3),
-                 fmt_num(p.get("amplitude"), 3), fmt_num(p.get("fundamental_hz"), 6), p.get("harmonic")]
+                 fmt_p(p.get("p_value")), pct(p.get("amplitude")), comb_cell(by_line.get(p.get("freq_hz")),
+                                                                             p.get("harmonic"))]
                 for p in top]
-        out.append(table_html(rows, header=["line (alias) Hz", "± Hz", "SNR dB", "amplitude", "fundamental Hz",
-                                            "harmonic"]))
+        out.append(table_html(rows, header=["line (alias) Hz", "± Hz", "SNR dB", "p", "amplitude", "comb"],
+                              numeric=[True, True, True, True, True, False]))
         if len(peaks) > len(top):
             out.append(f'<p class="sub">{len(peaks) - len(top)} weaker lines in the JSON report.</p>')
+    notes = []
+    for c in d.get("combs") or []:
+        if c.get("lines", 1) < 2:
+            continue
+        note = fundamental_note(c["fundamental_seen"], c["lowest_harmonic"], c.get("fundamental_snr_db"),
+                                c.get("fundamental_p_value"))
+        notes.append(f"comb every {fmt_num(c['fundamental_hz'], 6)} Hz: {c['lines']} lines, "
+                     + (note if note else "fundamental seen") + f"; together {pct(c['rms'])} RMS of the work")
+    if notes:
+        out.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
     return "".join(out)
 
 
@@ -224,8 +242,9 @@ def _spectrum_figure(ts, trace) -> str:
     fig = new_figure(height=3.0)
     plot_spectrum(ts, ax=fig.add_subplot())
     return figure_html(fig, alt=f"Power spectrum of {trace.label} with the detected lines",
-                       caption="Welch spectrum of the work fraction with its noise floor; the detected lines "
-                               "are marked.")
+                       caption="Welch spectrum of the work fraction with its local noise floor and the "
+                               "detection threshold (dashed); the detected lines are marked, one colour per "
+                               "comb (hollow: fundamental inferred from its harmonics).")
 
 
 # -- two-rate interference (cross section) ----------------------------------------------------------
@@ -243,6 +262,8 @@ def interference_html(section, report) -> str | None:
         return "".join(out)
     shown = [e for e in entries if e.get("verdict") != "ambiguous"]
     ambiguous = len(entries) - len(shown)
+    from .text_interference import fmt_p, inferred_notes, pct
+
     rows = []
     for e in shown[:20]:
         obs = "; ".join(f"{fmt_num(o.get('alias_hz'), 6)} Hz @ {fmt_num(o.get('sampling_hz'), 5)} Hz"
@@ -250,10 +271,17 @@ def interference_html(section, report) -> str | None:
         freq = e.get("freq_hz") if e.get("freq_hz") is not None else None
         what = fmt_num(freq, 6) if freq is not None else (
             f"{fmt_num(e.get('fraction'), 4)} × fs" if e.get("fraction") is not None else "–")
-        rows.append([what, e.get("verdict"), fmt_num(e.get("snr"), 3), len(e.get("harmonics") or []), obs])
+        if e.get("fundamental_inferred"):
+            what += f" (inferred from harmonics n ≥ {e.get('lowest_harmonic')})"
+        rows.append([what, e.get("verdict"), fmt_num(e.get("snr"), 3), pct(e.get("amplitude")),
+                     fmt_p(e.get("p_value")), len(e.get("harmonics") or []), obs])
     if rows:
-        out.append(table_html(rows, header=["frequency Hz", "verdict", "SNR dB", "harmonics",
-                                            "seen as (alias @ rate)"], numeric=[True, False, True, True, False]))
+        out.append(table_html(rows, header=["frequency Hz", "verdict", "SNR dB", "amplitude", "p", "harmonics",
+                                            "seen as (alias @ rate)"],
+                              numeric=[True, False, True, True, True, True, False]))
+    inferred = inferred_notes(shown[:20])
+    if inferred:
+        out.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in inferred) + "</ul>")
     notes = []
     if len(shown) > 20:
         notes.append(f"{len(shown) - 20} more entries")

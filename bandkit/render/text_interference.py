@@ -1,4 +1,9 @@
-"""Text for the ``spectrum`` (per trace) and ``interference`` (cross-trace) sections."""
+"""Text for the ``spectrum`` (per trace) and ``interference`` (cross-trace) sections.
+
+The phrases and cells here are shared with the HTML renderer (``html_sections``), so that a comb
+whose fundamental is only inferred from its harmonics says so — "inferred from harmonics n ≥ k",
+with the fundamental's own evidence — in every renderer: verdict, text tables and HTML tables.
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -6,29 +11,120 @@ from typing import Any
 from .textutil import fmt_num, table
 
 
+def pct(x) -> str:
+    """A work fraction as a percentage ("16.6 %", "0.33 %")."""
+    if x is None:
+        return "–"
+    v = 100.0 * float(x)
+    return f"{fmt_num(v, 3)} %"
+
+
+def fmt_p(p) -> str:
+    """A p-value for a table ("<1e-12", "3e-05", "0.43")."""
+    if p is None:
+        return "–"
+    p = float(p)
+    if p < 1e-12:
+        return "<1e-12"
+    return f"{p:.0e}" if p < 1e-3 else f"{p:.2g}"
+
+
+def fundamental_note(seen: bool, lowest: int, snr_db, p_value=None, rates=None) -> str:
+    """"inferred from harmonics n ≥ k (fundamental itself: 1.3 dB, not significant)" — or "" when the
+    fundamental is a line of its own. ``snr_db`` / ``p_value`` (/ ``rates``, Hz): scalars or per-rate
+    lists."""
+    if seen:
+        return ""
+    as_list = lambda v: list(v) if isinstance(v, (list, tuple)) else [v]  # noqa: E731
+    snrs, ps = as_list(snr_db), as_list(p_value)
+    rs = as_list(rates) if rates is not None else [None] * len(snrs)
+    known = [(s, r) for s, r in zip(snrs, rs) if s is not None]
+    if not known:
+        own = "not measurable"
+    else:
+        sig = all(p is not None and p <= 0.01 for p in ps)
+        own = ", ".join(f"{s:.1f} dB" + (f" at {fmt_num(r, 4)} Hz" if r else "") for s, r in known)
+        own += "; weak but significant" if sig else "; not significant"
+    return f"inferred from harmonics n ≥ {lowest} (fundamental itself: {own})"
+
+
+def comb_cell(comb: dict | None, harmonic: int | None) -> str:
+    """Table cell saying which comb a line belongs to: "×2 of 50.004", "×12 of 100.00 (f0 inferred)"."""
+    if comb is None or comb.get("lines", 1) <= 1:
+        return "–"
+    f0 = fmt_num(comb["fundamental_hz"], 5)
+    if harmonic == 1:
+        return f"f0 of {comb['lines']}"
+    return f"×{harmonic} of {f0}" + ("" if comb.get("fundamental_seen", True) else " (f0 inferred)")
+
+
+def _comb_by_line(sp: dict) -> dict[float, dict]:
+    out = {}
+    for c in sp.get("combs") or []:
+        for f in c.get("members_hz") or []:
+            out[f] = c
+    return out
+
+
 def render_spectrum(section, max_rows: int = 8) -> list[str]:
     sp = section.fields.get("spectrum")
     if not sp:
         return []
-    members: dict[float, int] = {}
-    for q in sp["peaks"]:
-        if q["harmonic"] > 1:
-            members[q["fundamental_hz"]] = members.get(q["fundamental_hz"], 0) + 1
-    peaks = sorted([p for p in sp["peaks"] if p["harmonic"] == 1],
-                   key=lambda p: (-members.get(p["freq_hz"], 0), -p["snr_db"]))[:max_rows]
+    peaks = sp["peaks"]  # most powerful first
+    det = sp.get("detection") or {}
     head = (f"  spectrum: Welch, {fmt_num(sp['resolution_hz'])} Hz resolution, {sp['segments']} segments; "
-            f"{len(sp['peaks'])} lines")
+            f"{len(peaks)} lines")
+    if det.get("threshold_db") is not None:
+        head += (f" (local floor; false alarms ≤ {pct(det['alpha'])} of clean traces: threshold "
+                 f"≈ {det['threshold_db']:.1f} dB)")
     if not peaks:
-        return [head + " (no significant line)"]
+        return [head + ": no significant line"]
+    by_line = _comb_by_line(sp)
     rows = []
-    for p in peaks:
-        n_h = members.get(p["freq_hz"], 0)
+    for p in peaks[:max_rows]:
+        c = by_line.get(p["freq_hz"])
         rows.append([fmt_num(p["freq_hz"], 6), f"±{fmt_num(p['tol_hz'], 2)}", f"{p['snr_db']:.1f}",
-                     fmt_num(p["amplitude"], 3), f"{p['fraction']:.5f}", str(n_h)])
-    out = [head] + table(rows, header=["line Hz (alias)", "±Hz", "SNR dB", "amplitude", "f/fs", "harmonics"])
+                     fmt_p(p.get("p_value")), pct(p["amplitude"]), comb_cell(c, p["harmonic"])])
+    out = [head] + table(rows, header=["line Hz (alias)", "±Hz", "SNR dB", "p", "amplitude", "comb"])
+    if len(peaks) > max_rows:
+        out.append(f"    … {len(peaks) - max_rows} weaker lines (see the JSON report)")
+    for c in (sp.get("combs") or []):
+        if c["lines"] < 2:
+            continue
+        note = fundamental_note(c["fundamental_seen"], c["lowest_harmonic"], c.get("fundamental_snr_db"),
+                                c.get("fundamental_p_value"))
+        out.append(f"  comb every {fmt_num(c['fundamental_hz'], 6)} Hz: {c['lines']} lines"
+                   + (f", {note}" if note else ", fundamental seen")
+                   + f"; together {pct(c['rms'])} RMS of the work")
     for d in sp.get("drifts", []):
         out.append(f"  phase drift: {fmt_num(d['freq_hz'], 5)} Hz ≈ every {d['period_quanta']} quanta, drifting "
                    f"{fmt_num(d['measured_quanta_per_s'], 3)} quanta/s (one quantum every {fmt_num(d['sweep_s'], 3)} s)")
+    return out
+
+
+def interference_what(e: dict) -> str:
+    """Short description of an entry's frequency, for tables."""
+    if e["verdict"] == "external":
+        return f"{fmt_num(e['freq_hz'], 6)} Hz" + (f" (inferred, n ≥ {e.get('lowest_harmonic')})"
+                                                  if e.get("fundamental_inferred") else "")
+    if e["verdict"] == "sampling-locked":
+        return f"{e['fraction']:.5f}·fs (every {fmt_num(1 / e['fraction'], 3)} quanta)" if e["fraction"] else "–"
+    cands = e["candidates_hz"]
+    why = f"{e['reason']}: " if e.get("reason") else ""
+    return why + ((", ".join(fmt_num(c, 5) for c in cands[:3]) + (" …" if len(cands) > 3 else "")) or "–")
+
+
+def inferred_notes(items) -> list[str]:
+    """One line per external entry whose fundamental was inferred from its harmonics."""
+    out = []
+    for e in items:
+        if e["verdict"] != "external" or not e.get("fundamental_inferred"):
+            continue
+        ev = e.get("fundamental_evidence") or []
+        note = fundamental_note(e.get("fundamental_seen", False), e.get("lowest_harmonic", 2),
+                                [x.get("snr_db") for x in ev], [x.get("p_value") for x in ev],
+                                [x.get("sampling_hz") for x in ev])
+        out.append(f"{fmt_num(e['freq_hz'], 6)} Hz: {note}")
     return out
 
 
@@ -41,20 +137,16 @@ def render_interference(section, max_rows: int = 12) -> list[str]:
         return lines + ["  no significant line at any rate"]
     rows = []
     for e in items[:max_rows]:
-        if e["verdict"] == "external":
-            what = f"{fmt_num(e['freq_hz'], 6)} Hz" + (" (inferred f0)" if e.get("fundamental_inferred") else "")
-        elif e["verdict"] == "sampling-locked":
-            what = f"{e['fraction']:.5f}·fs (every {fmt_num(1 / e['fraction'], 3)} quanta)" if e["fraction"] else "–"
-        else:
-            cands = e["candidates_hz"]
-            what = (", ".join(fmt_num(c, 5) for c in cands[:3]) + (" …" if len(cands) > 3 else "")) or "–"
-        seen = ", ".join(f"{fmt_num(o['alias_hz'], 5)}@{fmt_num(o['sampling_hz'], 4)}" for o in e["observed"])
-        verdict = e["verdict"] + (f" ({e['reason']})" if e.get("reason") else "")
-        rows.append([verdict, what[:34], seen[:34], f"{e['snr']:.1f}", str(len(e["harmonics"]))])
-    lines += table(rows, header=["verdict", "true frequency", "seen (alias@rate)", "SNR dB", "harm."],
-                   align="lllrr")
+        seen = ", ".join(f"{fmt_num(o['alias_hz'], 5)}@{o['sampling_hz'] / 1000:.4g}k" for o in e["observed"])
+        what = interference_what(e)
+        rows.append([e["verdict"], what if len(what) <= 28 else what[:27] + "…",
+                     seen if len(seen) <= 24 else seen[:23] + "…", f"{e['snr']:.1f}", pct(e.get("amplitude")),
+                     fmt_p(e.get("p_value")), str(len(e["harmonics"]))])
+    lines += table(rows, header=["verdict", "true frequency", "seen (alias@rate)", "SNR dB", "ampl.", "p", "harm"],
+                   align="lllrrrr")
     if len(items) > max_rows:
         lines.append(f"  … {len(items) - max_rows} more (see the JSON report)")
+    lines += ["  " + n for n in inferred_notes(items)]
     for e in items:
         for d in e.get("drift", []):
             if d["confirmed"]:
@@ -65,13 +157,34 @@ def render_interference(section, max_rows: int = 12) -> list[str]:
 
 
 def phrase_line(f: dict[str, Any]) -> str:
-    h = f" (+{f['harmonics']} harmonics)" if f.get("harmonics") else ""
-    return f"spectral line at {fmt_num(f['alias_hz'], 5)} Hz{h}"
+    """Verdict phrase of a ``spectral_line`` finding (one comb, or a lone line)."""
+    lines = f.get("lines") or (1 + (f.get("harmonics") or 0))
+    amp = f" amplitude {pct(f['amplitude'])}" if f.get("amplitude") is not None else ""
+    if lines <= 1:
+        return f"spectral line at {fmt_num(f['alias_hz'], 5)} Hz ({amp.strip()})" if amp else \
+            f"spectral line at {fmt_num(f['alias_hz'], 5)} Hz"
+    strongest = ""
+    if f.get("strongest_hz") is not None:
+        strongest = f"strongest {fmt_num(f['strongest_hz'], 5)} Hz{',' + amp if amp else ''}"
+    if f.get("fundamental_seen", True):
+        bits = [f"+{lines - 1} harmonics"] + ([strongest] if strongest else [])
+        return f"spectral line at {fmt_num(f['alias_hz'], 5)} Hz ({'; '.join(bits)})"
+    note = fundamental_note(False, f.get("lowest_harmonic", 2), f.get("fundamental_snr_db"),
+                            f.get("fundamental_p_value"))
+    return (f"spectral lines every {fmt_num(f['alias_hz'], 5)} Hz ({lines} lines"
+            + (f"; {strongest}" if strongest else "") + f"), {note}")
 
 
 def phrase_interference(f: dict[str, Any]) -> str:
+    """Verdict phrase of a ``periodic_interference`` finding; an inferred fundamental says so."""
     h = f" with {f['harmonics']} harmonics" if f.get("harmonics") else ""
-    return f"external interference at {fmt_num(f['freq_hz'], 5)} Hz{h}"
+    if not f.get("fundamental_inferred"):
+        return f"external interference at {fmt_num(f['freq_hz'], 5)} Hz{h}"
+    note = fundamental_note(bool(f.get("fundamental_seen")), f.get("lowest_harmonic", 2),
+                            f.get("fundamental_snr_db"), f.get("fundamental_p_value"),
+                            f.get("fundamental_sampling_hz"))
+    what = "external interference" if f.get("fundamental_seen") else "external periodic comb"
+    return f"{what} every {fmt_num(f['freq_hz'], 5)} Hz{h}, {note}"
 
 
 def phrase_locked(f: dict[str, Any]) -> str:

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .psd import regrid
-from .rates import TraceSpectrum, analyze_spectrum
 
 
 @dataclass(frozen=True)
@@ -138,34 +137,33 @@ def drift_on_grid(x: np.ndarray, fs: float, freq_hz: float, *, resolution_hz: fl
                  measured_se=float(se) if np.isfinite(se) else None)
 
 
-def find_drifts(trace, spectrum: TraceSpectrum | None = None, *, n_min: int = 8, n_max: int = 1000,
+def find_drifts(trace, spectrum, *, n_min: int = 8, n_max: int = 1000,
                 max_offset: float = 0.02, max_candidates: int = 3,
                 min_concentration: float = 0.2) -> list[Drift]:
-    """Confirmed drifting interferers of a trace (see :func:`drift_at`).
+    """Confirmed drifting interferers of a trace (see :func:`drift_at`), from its ``spectrum`` (a
+    :class:`~bandkit.spectrum.lines.TraceSpectrum`; ``analyze_spectrum(trace).drifts`` runs both).
 
-    Candidates: the ``max_candidates`` strongest fundamentals of the spectrum (most harmonics, then
-    SNR) whose period is within ``max_offset`` (relative) of N quanta, ``n_min`` ≤ N ≤ ``n_max``.
+    Candidates: the fundamentals of the ``max_candidates`` most powerful combs of the spectrum whose
+    period is within ``max_offset`` (relative) of N quanta, ``n_min`` ≤ N ≤ ``n_max``.
     """
-    ts = spectrum or analyze_spectrum(trace)
+    ts = spectrum
     sp = ts.spectrum
     fs = sp.fs
-    fams = {}
-    for p in ts.peaks:
-        fams.setdefault(p.fundamental_hz, []).append(p)
     cands = []
-    for p in ts.peaks:
-        if p.harmonic != 1 or p.freq_hz <= 0:
+    for c in ts.combs:  # strongest first
+        f = c.fundamental_hz
+        if f <= 0:
             continue
-        n = int(round(fs / p.freq_hz))
-        if n < n_min or n > n_max or abs(fs / n - p.freq_hz) > max_offset * fs / n:
+        n = int(round(fs / f))
+        if n < n_min or n > n_max or abs(fs / n - f) > max_offset * fs / n:
             continue
-        cands.append((len(fams.get(p.freq_hz, [])), p.snr, p))
-    cands.sort(key=lambda c: (-c[0], -c[1]))
+        cands.append((f, ts.peaks[c.members[0]].snr_db if c.fundamental_seen else (c.fundamental_snr_db or 0.0)))
     x = ts.x if ts.x is not None else regrid(trace).x
     out = []
-    for _, _, p in cands[:max_candidates]:
-        d = drift_on_grid(x, fs, p.freq_hz, resolution_hz=sp.resolution_hz, snr_db=p.snr_db,
+    for f, snr_db in cands[:max_candidates]:
+        d = drift_on_grid(x, fs, f, resolution_hz=sp.resolution_hz, snr_db=snr_db,
                           min_concentration=min_concentration)
-        if d.confirmed:
+        # the hit can move at most max_offset·fs quanta per second for a candidate this close to fs/N
+        if d.confirmed and abs(d.measured_quanta_per_s or 0.0) <= max_offset * fs:
             out.append(d)
     return out

@@ -5,11 +5,34 @@ together (``a_quiet b_quiet a_load b_load`` or ``a_quiet a_load b_quiet b_load``
 quiet). Top-level field ``"interference"``: list of entries (see :class:`Interference`; entries of
 several groups concatenated, each naming its traces in ``observed``), or None when the report lacks
 two FTQ traces at distinct rates, or any two of its rates are multiples of each other.
-Findings: ``periodic_interference`` (warning) per external family, ``sampling_locked`` (info).
+Findings: ``periodic_interference`` per external family (warning; info when its fundamental was
+inferred from harmonics and is not seen itself), ``sampling_locked`` (info).
 """
 from __future__ import annotations
 
 from .rates import compare_rates
+
+
+def interference_finding(e, d: dict) -> dict:
+    """Finding (data) of one external or sampling-locked entry ``e`` (``d`` = ``e.to_dict()``).
+
+    Effect size ``amplitude`` (largest line amplitude, fraction of a full quantum's work);
+    significance ``p_value`` (every line of the claim significant in its own trace, family-wise);
+    ``fundamental_inferred`` / ``lowest_harmonic`` / ``fundamental_seen`` / ``fundamental_snr_db``
+    (per rate) say when the source is known from its harmonics n ≥ k only."""
+    external = e.verdict == "external"
+    f = {"kind": "periodic_interference" if external else "sampling_locked",
+         "severity": "info" if not external or not e.fundamental_seen else "warning",
+         "verdict": e.verdict, "freq_hz": d["freq_hz"], "fraction": d["fraction"],
+         "harmonics": len(e.harmonics), "snr_db": d["snr"], "amplitude": d["amplitude"],
+         "p_value": d["p_value"], "paths": [o.path for o in e.observed]}
+    if external:
+        f.update({"fundamental_inferred": d["fundamental_inferred"], "fundamental_seen": d["fundamental_seen"],
+                  "lowest_harmonic": d["lowest_harmonic"],
+                  "fundamental_snr_db": [x["snr_db"] for x in d["fundamental_evidence"]],
+                  "fundamental_p_value": [x["p_value"] for x in d["fundamental_evidence"]],
+                  "fundamental_sampling_hz": [x["sampling_hz"] for x in d["fundamental_evidence"]]})
+    return f
 
 
 def cross_section(trace_reports, options):
@@ -38,11 +61,7 @@ def cross_section(trace_reports, options):
             if d not in entries:
                 entries.append(d)
             if e.verdict in ("external", "sampling-locked"):
-                f = {"kind": "periodic_interference" if e.verdict == "external" else "sampling_locked",
-                     "severity": "warning" if e.verdict == "external" else "info",
-                     "verdict": e.verdict, "freq_hz": d["freq_hz"], "fraction": d["fraction"],
-                     "harmonics": len(e.harmonics), "snr_db": d["snr"],
-                     "paths": [o.path for o in e.observed]}
+                f = interference_finding(e, d)
                 if f not in findings:
                     findings.append(f)
     return SectionResult("interference", {"interference": entries}, results[0] if len(results) == 1 else results,

@@ -1,22 +1,37 @@
-"""Peak list of a spectrum: SNR against a robust (running-median) noise floor, harmonic grouping."""
+"""Significant lines of a spectrum: local floor, calibrated threshold, effect sizes, harmonic combs.
+
+A line is a local maximum of PSD / floor that clears the trace's family-wise threshold
+(:mod:`bandkit.spectrum.floor`: at most ``alpha`` of clean traces get any line) and a minimum SNR.
+Each line carries its effect size (``amplitude``: the sinusoid's amplitude as a fraction of a full
+quantum's work; ``power_fraction``: its share of the trace's variance) and its significance
+(``p_value``: family-wise over every bin searched). Lines are then grouped into harmonic combs
+(:mod:`bandkit.spectrum.combs`).
+"""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import ndimage, special
 
 from ..peaks1d import local_maxima
-from .aliasing import alias_of
-from .psd import Spectrum, false_alarm_snr
+from .floor import Calibration, calibrate
+from .psd import Spectrum, false_alarm_snr  # noqa: F401  (false_alarm_snr: public API)
+
+#: A local maximum this close (bins) to a much stronger line is one of its window sidelobes.
+SIDELOBE_BINS = 8
+#: ... when it is this much weaker (dB); the Hann window's sidelobes are ≤ -31 dB.
+SIDELOBE_DB = 25.0
 
 
 @dataclass(frozen=True)
 class Peak:
     """One spectral line. ``freq_hz`` (interpolated), ``tol_hz`` (1-σ-ish frequency uncertainty),
-    ``snr`` (peak PSD / noise floor, power ratio), ``amplitude`` (sinusoid amplitude, fraction of a
-    quantum's work), ``fraction`` (freq / fs), ``fundamental_hz`` (alias of its group's fundamental in
-    this trace) and ``harmonic`` (n: this line is the alias of n × fundamental; 1 for a fundamental)."""
+    ``snr`` (peak PSD / local noise floor, power ratio), ``amplitude`` (sinusoid amplitude, fraction of a
+    quantum's work), ``fraction`` (freq / fs), ``fundamental_hz`` (alias of its comb's fundamental in
+    this trace) and ``harmonic`` (n: this line is the alias of n × fundamental; 1 for a fundamental),
+    ``p_value`` (family-wise over the bins searched: the probability that a clean trace has a line
+    this strong anywhere), ``power_fraction`` (the line's power A²/2 over the trace's variance)."""
 
     freq_hz: float
     tol_hz: float
@@ -25,53 +40,78 @@ class Peak:
     fraction: float
     fundamental_hz: float
     harmonic: int
+    p_value: float | None = None
+    power_fraction: float | None = None
 
     @property
     def snr_db(self) -> float:
         return float(10 * np.log10(self.snr))
 
+    @property
+    def power(self) -> float:
+        """Line power A²/2 (work fraction squared)."""
+        return 0.5 * float(self.amplitude) ** 2
+
     def to_dict(self) -> dict:
-        return {"freq_hz": round(float(self.freq_hz), 4), "tol_hz": round(float(self.tol_hz), 4),
-                "snr_db": round(self.snr_db, 2), "amplitude": float(self.amplitude),
-                "fraction": round(float(self.fraction), 7),
-                "fundamental_hz": round(float(self.fundamental_hz), 4), "harmonic": int(self.harmonic)}
+        d = {"freq_hz": round(float(self.freq_hz), 4), "tol_hz": round(float(self.tol_hz), 4),
+             "snr_db": round(self.snr_db, 2), "amplitude": float(self.amplitude),
+             "fraction": round(float(self.fraction), 7),
+             "fundamental_hz": round(float(self.fundamental_hz), 4), "harmonic": int(self.harmonic)}
+        if self.p_value is not None:
+            d["p_value"] = float(f"{self.p_value:.3g}")
+        if self.power_fraction is not None:
+            d["power_fraction"] = float(f"{self.power_fraction:.4g}")
+        return d
 
 
-def noise_floor(spec: Spectrum, width_hz: float | None = None) -> np.ndarray:
-    """Robust noise floor: running median of the PSD over ``width_hz`` (default fs/100), corrected
-    for the median's bias (median/mean of χ²_dof/dof), so that floor ≈ mean noise power."""
-    n = len(spec.psd)
-    width_hz = width_hz or spec.fs / 100.0
-    size = int(width_hz / spec.resolution_hz) | 1
-    size = max(31, min(size, n - (1 - n % 2)))
-    med = ndimage.median_filter(spec.psd, size=size, mode="nearest")
-    bias = special.chdtri(spec.dof, 0.5) / spec.dof
-    return np.maximum(med / bias, np.finfo(float).tiny)
+def noise_floor(spec: Spectrum, calibration: Calibration | None = None) -> np.ndarray:
+    """Local noise floor (≈ mean noise PSD per bin) of ``spec``; bins too close to DC or Nyquist for
+    a floor of their own take their nearest neighbour's (see :func:`bandkit.spectrum.floor.local_floor`)."""
+    cal = calibration or calibrate(spec.psd, spec.dof)
+    lv = cal.floor.level.copy()
+    ok = np.isfinite(lv)
+    if not ok.any():
+        return np.full(len(lv), max(float(np.median(spec.psd)), np.finfo(float).tiny))
+    idx = np.flatnonzero(ok)
+    near = idx[np.clip(np.searchsorted(idx, np.arange(len(lv))), 0, len(idx) - 1)]
+    lv[~ok] = lv[near[~ok]]
+    return np.maximum(lv, np.finfo(float).tiny)
 
 
-def find_peaks(spec: Spectrum, *, min_snr_db: float = 8.0, p_false: float = 0.01,
-               max_peaks: int = 150, f_min: float | None = None, harmonics: bool = True,
-               n_max: int = 32) -> list[Peak]:
+def spectrum_calibration(spec: Spectrum, *, alpha: float = 0.01, f_min: float | None = None) -> Calibration:
+    """Floor and family-wise threshold of ``spec`` (bins below ``f_min``, default 2.5 bins, not searched)."""
+    f_min = 2.5 * spec.resolution_hz if f_min is None else f_min
+    return calibrate(spec.psd, spec.dof, alpha=alpha, first=int(math.ceil(f_min / spec.resolution_hz)))
+
+
+def find_peaks(spec: Spectrum, *, min_snr_db: float = 6.0, alpha: float = 0.01, max_peaks: int = 150,
+               f_min: float | None = None, harmonics: bool = True, n_max: int | None = None,
+               calibration: Calibration | None = None) -> list[Peak]:
     """Significant lines of ``spec`` sorted by frequency.
 
-    A bin is a peak when it is a local maximum whose PSD exceeds the noise floor by both
-    ``min_snr_db`` and the false-alarm threshold (pure noise crosses it with probability
-    ``p_false`` over the whole spectrum). Frequencies are refined by a parabola through the log
-    PSD of the three top bins. At most ``max_peaks`` (highest SNR) are kept. DC and bins below
-    ``f_min`` (default 2 bins) are ignored.
+    A bin is a line when it is a local maximum of PSD / floor that exceeds both the family-wise
+    threshold (``alpha``: probability that a clean trace has any line; see
+    :mod:`bandkit.spectrum.floor`) and ``min_snr_db``, is as narrow as the window's main lobe (not a
+    broad bump) and is not a window sidelobe of a much stronger line. Frequencies are refined by a parabola through the log PSD of the three top bins.
+    At most ``max_peaks`` (highest SNR) are kept. DC and bins below ``f_min`` (default 2.5 bins) are
+    ignored. With ``harmonics`` the lines are grouped into combs (``fundamental_hz``, ``harmonic``;
+    ``n_max`` bounds the harmonic order, default: as far as the fundamental's precision reaches).
     """
     psd, freqs = spec.psd, spec.freqs
-    floor = noise_floor(spec)
-    ratio = psd / floor
-    thr = max(10 ** (min_snr_db / 10), false_alarm_snr(spec.dof, len(psd), p_false))
-    f_min = 2.5 * spec.resolution_hz if f_min is None else f_min
-    idx = local_maxima(ratio, height=thr)  # (distinct local maxima are >= 2 bins apart)
-    idx = idx[(freqs[idx] >= f_min) & (idx < len(psd) - 1)]
+    cal = calibration or spectrum_calibration(spec, alpha=alpha, f_min=f_min)
+    ratio = np.nan_to_num(cal.ratio, nan=0.0)
+    thr = np.where(np.isfinite(cal.threshold), np.maximum(cal.threshold, 10 ** (min_snr_db / 10)), np.inf)
+    idx = local_maxima(ratio)
+    idx = idx[(ratio[idx] > thr[idx]) & (idx < len(psd) - 1)]
+    idx = _drop_sidelobes(idx, ratio)
+    idx = idx[[_line_shaped(ratio, int(i), spec.dof) for i in idx]] if len(idx) else idx
     if len(idx) > max_peaks:
         idx = np.sort(idx[np.argsort(ratio[idx])[::-1][:max_peaks]])
-    out = []
+    floor = noise_floor(spec, cal)
     df = spec.resolution_hz
+    total = float(np.sum(psd[1:]) * df) or np.finfo(float).tiny  # variance of the work fraction
     lp = np.log(np.maximum(psd, np.finfo(float).tiny))
+    out = []
     for i in idx:
         y0, y1, y2 = lp[i - 1], lp[i], lp[i + 1]
         den = y0 - 2 * y1 + y2
@@ -85,50 +125,46 @@ def find_peaks(spec: Spectrum, *, min_snr_db: float = 8.0, p_false: float = 0.01
         power = float(np.sum(np.maximum(psd[lo:hi] - floor[lo:hi], 0.0)))
         amp = float(np.sqrt(2.0 * power * df))  # density scaling: Σ PSD·df over the lobe = A²/2
         out.append(Peak(freq_hz=f, tol_hz=float(tol), snr=snr, amplitude=amp, fraction=f / spec.fs,
-                        fundamental_hz=f, harmonic=1))
-    return group_harmonics(out, spec.fs, n_max=n_max, bin_hz=spec.resolution_hz) if harmonics else out
+                        fundamental_hz=f, harmonic=1, p_value=cal.p_value(int(i)),
+                        power_fraction=min(1.0, power * df / total)))
+    if not harmonics:
+        return out
+    return group_harmonics(out, spec.fs, bin_hz=spec.resolution_hz, n_max=n_max)
 
 
-def group_harmonics(peaks: list[Peak], fs: float, *, n_max: int = 32, bin_hz: float | None = None,
-                    max_drop_db: float = 20.0) -> list[Peak]:
-    """Group aliased harmonics under a fundamental.
+def _line_shaped(ratio: np.ndarray, i: int, dof: float) -> bool:
+    """Is the excess power at bin ``i`` as narrow as a line? A sinusoid's Hann main lobe puts at most
+    4 % of its peak bin's power 2 bins away and 0.1 % 3 bins away; a broad bump (quasi-periodic
+    scheduling, the hump of the work rate's slow wander near DC) puts nearly as much there as at its
+    top. Rejected when the mean excess of bins i±2, i±3 exceeds 10 % of the peak's excess by more
+    than 3 standard errors of that mean (χ²_ν bins, neighbours correlated)."""
+    e = ratio[i] - 1.0
+    nb = [j for j in (i - 3, i - 2, i + 2, i + 3) if 0 <= j < len(ratio)]
+    if not nb or e <= 0:
+        return True
+    shoulder = float(np.mean(ratio[nb] - 1.0))
+    return shoulder <= 0.1 * e + 3 * 0.6 * np.sqrt(2.0 / dof)
 
-    A line at alias ``p`` is harmonic n (2 ≤ n ≤ ``n_max``) of a fundamental line at alias ``a0``
-    when ``|alias(n·a0) - p| ≤ n·tol(a0) + tol(p)`` (aliases of harmonics are harmonics of
-    aliases: n·f ≡ ±n·a0 mod fs), n·tol(a0) stays within max(2 bins, 5 % of a0) (a low line's
-    harmonic comb must not catch everything), and the fundamental is at most ``max_drop_db`` weaker than the
-    line (a weak beat line near DC must not adopt a strong source). Lines are visited in ascending
-    frequency; a line no earlier fundamental explains becomes one. Within one trace this is only a
-    grouping of the
-    aliases: the two-rate test (:mod:`bandkit.spectrum.rates`) tells true frequencies apart.
-    """
-    if not peaks:
-        return []
-    f = np.array([p.freq_hz for p in peaks])
-    tol = np.array([p.tol_hz for p in peaks])
-    bin_hz = bin_hz or 10 * float(tol.min())
-    n_arr = np.arange(2, n_max + 1)
-    # match[i, j] = n if line j is harmonic n of line i (smallest n), else 0
-    m = len(peaks)
-    match = np.zeros((m, m), dtype=np.int64)
-    for i in range(m):
-        al = alias_of(n_arr * f[i], fs)
-        err = np.abs(al[:, None] - f[None, :])
-        reach = n_arr[:, None] * tol[i] <= max(2 * bin_hz, 0.05 * f[i])
-        ok = (err <= n_arr[:, None] * tol[i] + tol[None, :]) & reach
-        ok[:, i] = False
-        hit = ok.any(axis=0)
-        match[i, hit] = n_arr[np.argmax(ok[:, hit], axis=0)]
-    snr_db = 10 * np.log10(np.array([p.snr for p in peaks]))
-    fund = f.copy()
-    harm = np.ones(m, dtype=np.int64)
-    is_fund = np.zeros(m, dtype=bool)
-    for j in np.argsort(f):  # ascending: a line is a harmonic of the lowest fundamental that explains it
-        parents = np.flatnonzero(is_fund & (match[:, j] > 0) & (snr_db >= snr_db[j] - max_drop_db))
-        if len(parents):
-            i = parents[np.argmin(match[parents, j])]
-            fund[j], harm[j] = f[i], match[i, j]
-        else:
-            is_fund[j] = True
-    return [Peak(p.freq_hz, p.tol_hz, p.snr, p.amplitude, p.fraction, float(fund[k]), int(harm[k]))
-            for k, p in enumerate(peaks)]
+
+def _drop_sidelobes(idx: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+    """Local maxima that are window sidelobes of a much stronger line nearby (see SIDELOBE_*)."""
+    if len(idx) < 2:
+        return idx
+    db = 10 * np.log10(np.maximum(ratio[idx], 1e-300))
+    keep = np.ones(len(idx), dtype=bool)
+    for a in np.argsort(-db):
+        if not keep[a]:
+            continue
+        near = (np.abs(idx - idx[a]) <= SIDELOBE_BINS) & (db < db[a] - SIDELOBE_DB)
+        keep &= ~near
+    return idx[keep]
+
+
+def group_harmonics(peaks: list[Peak], fs: float, *, bin_hz: float | None = None,
+                    n_max: int | None = None, **kw) -> list[Peak]:
+    """The same lines with ``fundamental_hz`` / ``harmonic`` set by their comb
+    (:func:`bandkit.spectrum.combs.find_combs`). ``kw`` go to it."""
+    from .combs import find_combs, label_peaks
+
+    combs = find_combs(peaks, fs, bin_hz=bin_hz, n_max=n_max, **kw)
+    return label_peaks(peaks, combs)

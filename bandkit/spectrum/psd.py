@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from .welch import hann, welch
 
 
@@ -48,7 +48,10 @@ class Grid:
 
 
 def regrid(trace) -> Grid:
-    """Put a trace's counts on its nominal grid (see module docstring). Units: fs in Hz."""
+    """Put a trace's counts on its nominal grid (see module docstring). Units: fs in Hz.
+
+    Raises :class:`~bandkit.errors.InputError` for a time column that cannot be put on a grid
+    (backwards, a gap longer than the trace, absurd values; see :func:`_time_slots`)."""
     fs = trace.meta.sampling_hz
     if not fs or fs <= 0:
         raise UsageError(f"{trace.label}: the spectrum needs a nominal sampling rate (sampling_hz)")
@@ -71,7 +74,7 @@ def regrid(trace) -> Grid:
         return Grid(x=x, fs=float(fs), full_count=full, lost_slots=int(catch.sum()), method="rows")
     t = data["time"].to_numpy(dtype=np.float64)[real]
     v = value[real]
-    slot = np.round((t - t[0]) * fs).astype(np.int64)
+    slot = _time_slots(trace, t, float(fs))
     n = int(slot[-1]) + 1
     x = np.zeros(n)
     np.add.at(x, slot, v)
@@ -79,6 +82,41 @@ def regrid(trace) -> Grid:
     filled[slot] = True
     return Grid(x=np.minimum(x / full, 1.5), fs=float(fs), full_count=full,
                 lost_slots=int((~filled).sum()), method="time")
+
+
+#: Largest grid for a trace regridded by time: this many slots per real sample (plus a margin);
+#: beyond it the time column or the sampling rate is wrong, and the grid is not allocated.
+MAX_SLOTS_PER_SAMPLE = 4
+MAX_EXTRA_SLOTS = 1 << 20
+
+
+def _time_slots(trace, t: np.ndarray, fs: float) -> np.ndarray:
+    """Grid slot of every real sample, ``round((t - t0)·fs)``, checked before anything is allocated:
+    times must not go backwards (by half a slot or more), no single gap may be longer than the whole
+    trace (more empty slots than real samples), and the grid may hold at most
+    ``MAX_SLOTS_PER_SAMPLE`` slots per sample (+ ``MAX_EXTRA_SLOTS``). Raises :class:`InputError`
+    (field ``time``) otherwise: an absurd time column must never make the spectrum allocate its gap."""
+    rel = (t - t[0]) * fs
+    if not np.all(np.isfinite(rel)) or np.abs(rel).max(initial=0.0) > 2.0 ** 52:
+        raise InputError(trace.path, "times too large to put on the sampling grid", field="time")
+    step = np.diff(rel)
+    if step.size and step.min() <= -0.5:
+        i = int(np.argmin(step))
+        raise InputError(trace.path, f"time goes backwards between samples {i} and {i + 1} "
+                                     f"({t[i]:.9g} then {t[i + 1]:.9g}): cannot put the trace on its grid",
+                         field="time")
+    n_real = len(t)
+    if step.size and step.max() - 1 > n_real:
+        i = int(np.argmax(step))
+        raise InputError(trace.path, f"time jumps by {step[i] / fs:.6g} s between samples {i} and {i + 1}, longer "
+                                     f"than the whole trace ({n_real:,} samples at {fs:g} Hz): the time column "
+                                     "is broken", field="time")
+    slot = np.round(rel).astype(np.int64)
+    if slot[-1] + 1 > MAX_SLOTS_PER_SAMPLE * n_real + MAX_EXTRA_SLOTS:
+        raise InputError(trace.path, f"{n_real:,} samples span {slot[-1] + 1:,} slots of 1/{fs:g} s (more than "
+                                     f"{MAX_SLOTS_PER_SAMPLE} per sample): the time column or the sampling rate is "
+                                     "wrong", field="time")
+    return slot
 
 
 def _fill_nan_edges(x: np.ndarray) -> np.ndarray:

@@ -1,0 +1,75 @@
+"""One trace's spectrum, its significant lines and their combs (:func:`analyze_spectrum`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..display import DisplayMixin
+from .combs import Comb, find_combs, fundamental_evidence, label_peaks
+from .floor import Calibration
+from .peaks import Peak, find_peaks, spectrum_calibration
+from .psd import Spectrum, compute_spectrum, regrid
+
+
+@dataclass(frozen=True)
+class TraceSpectrum(DisplayMixin):
+    """A trace's spectrum, its significant lines (``peaks``, by frequency), their harmonic ``combs``
+    (by power, strongest first; see :mod:`bandkit.spectrum.combs`), drifting sources (``drifts``,
+    see :mod:`bandkit.spectrum.drift`), the floor and threshold (``calibration``) and the regridded
+    work fraction ``x`` (for folds and plots)."""
+
+    spectrum: Spectrum
+    peaks: tuple[Peak, ...]
+    drifts: tuple = ()
+    x: np.ndarray | None = field(default=None, repr=False, compare=False)
+    combs: tuple[Comb, ...] = ()
+    calibration: Calibration | None = field(default=None, repr=False, compare=False)
+
+    def peaks_by_power(self) -> list[Peak]:
+        """The lines, most powerful (largest amplitude) first."""
+        return sorted(self.peaks, key=lambda p: -p.amplitude)
+
+    def comb_of(self, i: int) -> Comb | None:
+        """The comb holding line ``i`` (index into ``peaks``)."""
+        for c in self.combs:
+            if i in c.members:
+                return c
+        return None
+
+    def to_dict(self) -> dict:
+        d = self.spectrum.to_dict()
+        order = sorted(range(len(self.peaks)), key=lambda i: -self.peaks[i].amplitude)
+        d["peaks"] = [self.peaks[i].to_dict() for i in order]  # by power, strongest first
+        d["combs"] = [c.to_dict(self.peaks) for c in self.combs]
+        d["drifts"] = [x.to_dict() for x in self.drifts]
+        cal = self.calibration
+        if cal is not None:
+            full = cal.floor.cells == cal.floor.cells.max()  # bins with a full window: one threshold
+            thr = cal.threshold[full & np.isfinite(cal.threshold)]
+            d["detection"] = {"floor": "local median (OS-CFAR)", "alpha": float(cal.alpha),
+                              "bins_searched": int(cal.n_searched),
+                              "threshold_db": round(float(10 * np.log10(thr[0])), 2) if len(thr) else None}
+        return d
+
+
+def analyze_spectrum(trace, *, min_snr_db: float = 6.0, alpha: float = 0.01, segment_s: float | None = None,
+                     max_peaks: int = 150, drift: bool = True) -> TraceSpectrum:
+    """Spectrum, calibrated line list, harmonic combs and, with ``drift``, confirmed drifting sources
+    of one trace. ``alpha``: family-wise false-alarm probability per trace (any line anywhere in a
+    clean trace's spectrum); ``min_snr_db``: smallest line (peak PSD / floor) reported even when
+    significant. See :func:`compute_spectrum`, :func:`find_peaks`, :func:`find_combs`,
+    :func:`find_drifts`."""
+    from .drift import find_drifts
+
+    g = regrid(trace)
+    spec = compute_spectrum(trace, segment_s=segment_s, grid=g)
+    cal = spectrum_calibration(spec, alpha=alpha)
+    peaks = find_peaks(spec, min_snr_db=min_snr_db, max_peaks=max_peaks, calibration=cal, harmonics=False)
+    f_lo = 2.5 * spec.resolution_hz
+    combs = find_combs(peaks, spec.fs, bin_hz=spec.resolution_hz, f_lo=f_lo)
+    combs = [c if c.fundamental_seen else fundamental_evidence(c, spec, cal) for c in combs]
+    ts = TraceSpectrum(spec, tuple(label_peaks(peaks, combs)), (), g.x, tuple(combs), cal)
+    if drift:
+        ts = TraceSpectrum(ts.spectrum, ts.peaks, tuple(find_drifts(trace, ts)), g.x, ts.combs, cal)
+    return ts
