@@ -8,6 +8,24 @@ interval) and Welch's t-test p-value on the log run means. ``significant`` when 
 post-mortem verdict is step / bimodal / bands / trend (the mean mixes levels, so the ratio
 depends on how many runs fell in each) or its run means vary by 10 % or more (pyperf's rule).
 
+Benchmarks without enough per-run values on a side (summary-only results: pytest-benchmark and asv
+defaults, PTS entries without per-trial values, Google Benchmark aggregates or single runs) are
+compared from the statistics the files state (``summary_stats``); ``method`` says how:
+
+- ``"runs"``: per-run values on both sides (above).
+- ``"welch-stats"``: mean, standard deviation and n on both sides: ratio of the means, Welch's
+  t-test from the statistics (``scipy.stats.ttest_ind_from_stats``), interval of the ratio by the
+  delta method on the log scale with Welch-Satterthwaite degrees of freedom.
+- ``"ci-overlap"``: an interval for the same statistic on both sides (asv's 99 % interval of the
+  median) but no n / sd: ratio of the headline values, the interval of the ratio from the interval
+  ends (``lo_b / hi_a`` .. ``hi_b / lo_a``, at the files' level, conservative), significant when
+  the two intervals do not overlap (asv's own rule); no p-value.
+- ``"point"``: single values only: the ratio, no interval, never significant.
+
+Benchmarks are matched by name; runner loaders that write ``meta.extra["match_name"]`` and
+``"variant"`` (PTS: test and system) are also matched by those, so the same test of system X in A
+pairs with system Y in B.
+
 Over all benchmarks: the geometric mean of the ratios with a bootstrap interval over benchmarks,
 and the same without the noisy ones.
 """
@@ -26,6 +44,8 @@ from .postmortem import postmortem, run_table
 from .trace import Trace
 
 NOISY_VERDICTS = ("step", "bimodal", "bands", "trend")
+#: How a benchmark was compared (see the module docstring).
+METHODS = ("runs", "welch-stats", "ci-overlap", "point")
 
 
 @dataclass(frozen=True)
@@ -47,13 +67,17 @@ class BenchmarkComparison:
     noisy_reasons: tuple[str, ...] = ()
     verdict_a: str = ""
     verdict_b: str = ""
+    method: str = "runs"
+    statistic: str = "mean"
+    ci_level: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable({"name": self.name, "unit": self.unit, "mean_a": self.mean_a, "mean_b": self.mean_b,
                       "runs_a": self.runs_a, "runs_b": self.runs_b, "ratio": self.ratio, "ci_low": self.ci_low,
                       "ci_high": self.ci_high, "p_value": self.p_value, "significant": self.significant,
                       "noisy": self.noisy, "noisy_reasons": list(self.noisy_reasons),
-                      "verdict_a": self.verdict_a, "verdict_b": self.verdict_b})
+                      "verdict_a": self.verdict_a, "verdict_b": self.verdict_b, "method": self.method,
+                      "statistic": self.statistic, "ci_level": self.ci_level})
 
 
 @dataclass(frozen=True)
@@ -81,6 +105,7 @@ class Comparison:
                       "geomean": self.geomean, "geomean_ci": list(self.geomean_ci) if self.geomean_ci else None,
                       "geomean_clean": self.geomean_clean,
                       "geomean_clean_ci": list(self.geomean_clean_ci) if self.geomean_clean_ci else None,
+                      "methods": {m: sum(b.method == m for b in self.benchmarks) for m in METHODS},
                       "n_compared": len(self.benchmarks),
                       "n_significant": sum(b.significant for b in self.benchmarks),
                       "n_noisy": sum(b.noisy for b in self.benchmarks),
@@ -117,6 +142,33 @@ def _by_name(traces: Iterable[Trace]) -> dict[str, Trace]:
     return out
 
 
+def _match(ta: dict[str, Trace], tb: dict[str, Trace]) -> list[tuple[str, Trace, Trace]]:
+    """Pairs (name, A, B): same label; then same (match_name, variant); then a match_name that is
+    unique on both sides among the traces still unpaired."""
+    pairs = [(n, ta[n], tb[n]) for n in ta if n in tb]
+    left_a = {n: t for n, t in ta.items() if n not in tb}
+    left_b = {n: t for n, t in tb.items() if n not in ta}
+
+    def key(t: Trace, variant: bool):
+        mn = t.meta.extra.get("match_name") or t.label
+        return (mn, t.meta.extra.get("variant")) if variant else mn
+
+    for variant in (True, False):
+        count_a: dict[Any, int] = {}
+        count_b: dict[Any, int] = {}
+        for t in left_a.values():
+            count_a[key(t, variant)] = count_a.get(key(t, variant), 0) + 1
+        for t in left_b.values():
+            count_b[key(t, variant)] = count_b.get(key(t, variant), 0) + 1
+        by_b = {key(t, variant): n for n, t in left_b.items() if count_b[key(t, variant)] == 1}
+        for n, t in list(left_a.items()):
+            k = key(t, variant)
+            if count_a[k] == 1 and k in by_b and by_b[k] in left_b:
+                pairs.append((n, t, left_b.pop(by_b[k])))
+                del left_a[n]
+    return pairs
+
+
 def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidence: float = 0.95,
             n_boot: int = 2000, seed: int = 0, min_runs: int = 2, label_a: str | None = None,
             label_b: str | None = None) -> Comparison:
@@ -132,14 +184,18 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     alpha = 1 - confidence
     out: list[BenchmarkComparison] = []
     skipped: list[tuple[str, str]] = []
-    for name in [n for n in ta if n in tb]:
-        A, B = ta[name], tb[name]
-        if A.meta.extra.get("summary_only") or B.meta.extra.get("summary_only"):
-            skipped.append((name, "no per-run data"))
-            continue
-        ra, rb = run_table(A), run_table(B)
-        if len(ra) < min_runs or len(rb) < min_runs:
-            skipped.append((name, f"fewer than {min_runs} runs"))
+    pairs = _match(ta, tb)
+    paired_a = {id(A) for _, A, _ in pairs}
+    paired_b = {id(B) for _, _, B in pairs}
+    for name, A, B in pairs:
+        ra = None if A.meta.extra.get("summary_only") else run_table(A)
+        rb = None if B.meta.extra.get("summary_only") else run_table(B)
+        if ra is None or rb is None or len(ra) < min_runs or len(rb) < min_runs:
+            res = _compare_stats(name, A, B, ra, rb, alpha)
+            if isinstance(res, str):
+                skipped.append((name, res))
+            else:
+                out.append(res)
             continue
         if np.any(ra.means <= 0) or np.any(rb.means <= 0):
             skipped.append((name, "non-positive values: ratios undefined"))
@@ -169,8 +225,71 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     gm, gci = _geomean_ci(ratios, confidence, n_boot, rng)
     gmc, gcci = _geomean_ci(clean, confidence, n_boot, rng)
     return Comparison(label_a or (a[0].path if a else "A"), label_b or (b[0].path if b else "B"), tuple(out),
-                      gm, gci, gmc, gcci, tuple(n for n in ta if n not in tb), tuple(n for n in tb if n not in ta),
-                      tuple(skipped), confidence)
+                      gm, gci, gmc, gcci, tuple(n for n, t in ta.items() if id(t) not in paired_a),
+                      tuple(n for n, t in tb.items() if id(t) not in paired_b), tuple(skipped), confidence)
+
+
+def _side_stats(t: Trace, rt) -> dict[str, Any]:
+    """The statistics of one side: the file's ``summary_stats``, else those of its few runs."""
+    st = dict(t.meta.extra.get("summary_stats") or {})
+    if rt is not None and len(rt) and not st.get("mean"):
+        m = rt.means
+        st = {"statistic": "mean", "mean": float(m.mean()), "n": len(m),
+              "stddev": float(m.std(ddof=1)) if len(m) > 1 else None}
+    return st
+
+
+def _compare_stats(name: str, A: Trace, B: Trace, ra, rb, alpha: float) -> BenchmarkComparison | str:
+    """One benchmark compared from stated statistics (see the module docstring), or why not."""
+    sa, sb = _side_stats(A, ra), _side_stats(B, rb)
+    if not sa or not sb:
+        return "no per-run data and no statistics"
+    ok = lambda st, k: isinstance(st.get(k), (int, float)) and np.isfinite(st[k])  # noqa: E731
+    unit = A.meta.value_unit
+    if all(ok(st, "mean") and ok(st, "stddev") and ok(st, "n") and st["n"] >= 2 for st in (sa, sb)):
+        method, stat = "welch-stats", "mean"
+    elif sa.get("statistic") == sb.get("statistic") and all(
+            ok(st, "ci_low") and ok(st, "ci_high") and ok(st, str(st.get("statistic"))) for st in (sa, sb)) \
+            and sa.get("ci_level") == sb.get("ci_level"):
+        method, stat = "ci-overlap", str(sa["statistic"])
+    else:
+        stat = next((k for k in ("mean", "median") if ok(sa, k) and ok(sb, k)), None)
+        if stat is None:
+            return "no common statistic (mean or median) on both sides"
+        method = "point"
+    ca, cb = float(sa[stat]), float(sb[stat])
+    if not (ca > 0 and cb > 0):
+        return "non-positive values: ratios undefined"
+    ratio = cb / ca
+    lo = hi = p = None
+    sig = False
+    level = None
+    if method == "welch-stats":
+        res = stats.ttest_ind_from_stats(ca, sa["stddev"], sa["n"], cb, sb["stddev"], sb["n"], equal_var=False)
+        p = float(res.pvalue) if np.isfinite(res.pvalue) else (0.0 if ca != cb else 1.0)
+        va, vb = (sa["stddev"] / ca) ** 2 / sa["n"], (sb["stddev"] / cb) ** 2 / sb["n"]
+        if va + vb > 0:
+            df = (va + vb) ** 2 / (va ** 2 / (sa["n"] - 1) + vb ** 2 / (sb["n"] - 1))
+            half = float(stats.t.ppf(1 - alpha / 2, df)) * float(np.sqrt(va + vb))
+            lo, hi = ratio * float(np.exp(-half)), ratio * float(np.exp(half))
+        else:
+            lo = hi = ratio
+        sig = bool(p < alpha and (hi < 1 or lo > 1))
+        level = 1 - alpha
+    elif method == "ci-overlap":
+        if sa["ci_low"] > 0 and sb["ci_low"] > 0:
+            lo, hi = sb["ci_low"] / sa["ci_high"], sb["ci_high"] / sa["ci_low"]
+        sig = bool(sb["ci_low"] > sa["ci_high"] or sb["ci_high"] < sa["ci_low"])
+        level = sa.get("ci_level")
+    reasons = []
+    for side, st in (("A", sa), ("B", sb)):
+        if ok(st, "stddev") and ok(st, "mean") and st["mean"] > 0 and st["stddev"] / st["mean"] >= 0.10:
+            reasons.append(f"{side} cv {100 * st['stddev'] / st['mean']:.0f}%")
+    na = int(sa["n"]) if ok(sa, "n") else 0
+    nb = int(sb["n"]) if ok(sb, "n") else 0
+    return BenchmarkComparison(name, unit, ca, cb, na, nb, ratio, lo, hi, p, sig, bool(reasons), tuple(reasons),
+                               "no_runs" if ra is None else "too_few_runs",
+                               "no_runs" if rb is None else "too_few_runs", method, stat, level)
 
 
 def compare_files(path_a, path_b, *, format: str | None = None, limits=None, **kwargs) -> Comparison:

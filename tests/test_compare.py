@@ -75,10 +75,11 @@ def test_compare_real_files():
     assert by["pickle_list"].noisy and "B step" in by["pickle_list"].noisy_reasons
 
 
-def test_compare_skips_summary_only_and_rejects_bad_confidence(tmp_path):
+def test_compare_summary_only_from_statistics_and_rejects_bad_confidence(tmp_path):
     p = R / "pytest-benchmark-tests_0001.json"
     cmp = compare_files(p, p)
-    assert cmp.benchmarks == () and cmp.skipped[0][1] == "no per-run data"
+    (c,) = cmp.benchmarks
+    assert c.method == "welch-stats" and c.ratio == 1.0 and not c.significant and c.p_value == pytest.approx(1.0)
     with pytest.raises(UsageError):
         compare_files(p, p, confidence=1.5)
 

@@ -314,11 +314,12 @@ def test_bad_metadata_value_is_input_error(tmp_path):
 
 
 @pytest.mark.parametrize("fmt, name, text, needle", [
-    ("hyperfine", "h.json", '{"results": {"command": "x"}}', "results: expected list"),
+    ("hyperfine", "h.json", '{"results": {"command": "x"}}', "results: must be array, got object"),
     ("hyperfine", "h.json", '{"results": [{"command": "x", "times": [1, "a"]}]}', "results[0].times[1]"),
     ("gbench", "g.json", '{"context": {}, "benchmarks": [{"name": "a", "run_type": "iteration"}]}', "real_time"),
-    ("criterion", "sample.json", '{"sampling_mode": "Linear", "iters": [1, 2], "times": [1]}', "'times' has 1"),
-    ("criterion", "sample.json", '{"sampling_mode": "Linear", "iters": [0], "times": [1]}', "must be > 0"),
+    ("criterion", "sample.json", '{"sampling_mode": "Linear", "iters": [1, 2], "times": [1]}',
+     "2 iteration counts but 1 times"),
+    ("criterion", "sample.json", '{"sampling_mode": "Linear", "iters": [0], "times": [1]}', "must be >= 1"),
     ("turbostat", "t.out", "turbostat version 1\nno header here\n", "no turbostat header"),
     ("csv", "c.csv", "a,b\nx,y\n", "no 'value' column"),
     ("pts", "p.xml", "<PhoronixTestSuite><Result><Data><Entry><RawString>1:x</RawString></Entry></Data></Result>"

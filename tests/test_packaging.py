@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # conda package names that differ from PyPI's
-CONDA_TO_PYPI = {"distributed": "dask"}
+CONDA_TO_PYPI = {"distributed": "dask", "python-fastjsonschema": "fastjsonschema"}
 
 
 def _name(req: str) -> str:

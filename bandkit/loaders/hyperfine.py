@@ -12,11 +12,12 @@ from ..errors import InputError
 from ..trace import Trace
 from .runner_common import as_float, build_runner_trace, read_json, reject_options, require, summary_trace
 from .source import Source
+from .summary_stats import summary_stats
 
 
 def load_hyperfine(source: Source, **options: Any) -> list[Trace]:
     reject_options(source, "hyperfine", options)
-    doc = read_json(source)
+    doc = read_json(source, "hyperfine")
     results = require(doc, "results", list, source)
     traces = []
     for i, res in enumerate(results):
@@ -31,10 +32,14 @@ def load_hyperfine(source: Source, **options: Any) -> list[Trace]:
         for k, v in (res.get("parameters") or {}).items():
             const[f"parameter.{k}"] = v
         times = res.get("times")
+        n = len(times) if isinstance(times, list) and times else None
+        st = summary_stats(source, {k: (res.get(k), where + k) for k in ("mean", "stddev", "median", "min", "max")}
+                           | {"n": (n, where + "times")}, statistic="mean", origin="hyperfine summary")
         if not times:
-            traces.append(summary_trace(source, "hyperfine", name, as_float(res.get("mean"), source, where + "mean"),
-                                        value_unit="s", stats=const,
-                                        reason="no 'times' list (exported without per-run times)"))
+            if st is None or "mean" not in st:
+                raise InputError(source.name, "no 'times' and no 'mean': nothing measured", field=where + "mean")
+            traces.append(summary_trace(source, "hyperfine", name, st["mean"], value_unit="s", stats=const,
+                                        summary_stats=st, reason="no 'times' list (exported without per-run times)"))
             continue
         if not isinstance(times, list):
             raise InputError(source.name, "expected a list", field=where + "times")
@@ -47,6 +52,7 @@ def load_hyperfine(source: Source, **options: Any) -> list[Trace]:
                 md["exit_code"] = float("nan") if codes[k] is None else as_float(codes[k], source, f"{where}exit_codes[{k}]")
             if k < len(mem):
                 md["memory_usage_byte"] = as_float(mem[k], source, f"{where}memory_usage_byte[{k}]")
-            runs.append(([as_float(t, source, f"{where}times[{k}]")], md))
-        traces.append(build_runner_trace(source, "hyperfine", name, runs, value_unit="s", constant_metadata=const))
+            runs.append(([as_float(t, source, f"{where}times[{k}]", finite=True)], md))
+        traces.append(build_runner_trace(source, "hyperfine", name, runs, value_unit="s", constant_metadata=const,
+                                         extra={"summary_stats": st}))
     return traces

@@ -22,7 +22,7 @@ _UNITS = {"second": "s", "byte": "B", "integer": ""}
 def load_pyperf(source: Source, **options: Any) -> list[Trace]:
     """Load a pyperf / perf JSON result file (``.json`` or ``.json.gz``)."""
     reject_options(source, "pyperf", options)
-    doc = read_json(source)
+    doc = read_json(source, "pyperf")
     if not isinstance(doc, dict):
         raise InputError(source.name, "pyperf JSON must be an object")
     version = doc.get("version")
@@ -66,15 +66,16 @@ def load_pyperf(source: Source, **options: Any) -> list[Trace]:
             if not isinstance(md, dict):
                 raise InputError(source.name, "expected an object", field=rw + "metadata")
             run_no = len(runs) + 1 if vals else None
+            inner = md.get("inner_loops", const.get("inner_loops", 1))
             for wi, w in enumerate(run.get("warmups") or []):
-                if not (isinstance(w, list) and len(w) == 2):
-                    raise InputError(source.name, "expected [loops, value]", field=f"{rw}warmups[{wi}]")
-                warmups.append([ri + 1, run_no, as_float(w[0], source, f"{rw}warmups[{wi}][0]"),
-                                as_float(w[1], source, f"{rw}warmups[{wi}][1]")])
+                warmups.append([ri + 1, run_no, *_warmup(source, w, f"{rw}warmups[{wi}]", version, inner)])
             if vals:
                 runs.append((vals, md))
             else:
                 calibration += 1
+        if not isinstance(const.get("name", ""), str):
+            raise InputError(source.name, f"expected a string, got {type(const['name']).__name__}",
+                             field=where + "metadata.name")
         unit = _UNITS.get(str(const.get("unit", "second")), str(const.get("unit", "second")))
         extra = {"warmups": warmups, "calibration_runs": calibration, "pyperf_version": version,
                  "run_numbering": "runs with values, 1-based, file order (calibration runs excluded)"}
@@ -83,3 +84,24 @@ def load_pyperf(source: Source, **options: Any) -> list[Trace]:
         traces.append(build_runner_trace(source, "pyperf", name, runs, value_unit=unit,
                                          constant_metadata=const, extra=extra))
     return traces
+
+
+def _warmup(source: Source, w: Any, field: str, version: Any, inner: Any) -> list[Any]:
+    """``[loops, value per loop iteration]`` of one warm-up.
+
+    Format 1.0 stores warm-ups per loop iteration like the values; formats 4-6 (perf < 1.0) store
+    the raw time of all ``loops x inner_loops`` iterations (pyperf divides them on load, and so do
+    we); format 3 stores bare values (loops unknown).
+    """
+    if not isinstance(w, list):  # format 3
+        return [None, as_float(w, source, field, finite=True)]
+    if len(w) != 2:
+        raise InputError(source.name, "expected [loops, value]", field=field)
+    loops = as_float(w[0], source, field + "[0]", finite=True)
+    value = as_float(w[1], source, field + "[1]", finite=True)
+    if not loops >= 1:
+        raise InputError(source.name, f"loops must be >= 1, got {w[0]!r}", field=field + "[0]")
+    if isinstance(version, int):  # perf format < 1.0: raw value of loops x inner_loops iterations
+        inner = float(inner) if isinstance(inner, (int, float)) and not isinstance(inner, bool) and inner >= 1 else 1.0
+        value = value / (loops * inner)
+    return [loops, value]

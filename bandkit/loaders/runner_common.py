@@ -10,9 +10,7 @@ never in the rows, so analyses of ``trace.values`` only see measurements.
 """
 from __future__ import annotations
 
-import json
 import math
-import re
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -24,38 +22,22 @@ from ..metadata import parse_run_metadata
 from ..trace import Trace, TraceMeta
 from .source import Source
 
-_BARE_NONFINITE = re.compile(rb'(?<=[\[,:\s])(-?)(inf(?:inity)?|nan)(?=[\s,\]}])', re.IGNORECASE)
-
-
 def reject_options(source: Source, loader: str, options: Mapping[str, Any]) -> None:
     """Options a runner loader does not take are the caller's mistake: a UsageError naming the file."""
     if options:
         raise UsageError(f"{source.name}: {loader} loader: unknown options {sorted(options)}")
 
 
-def read_json(source: Source) -> Any:
-    """Parse a JSON file; bare ``NaN`` / ``Infinity`` (and C-style ``nan`` / ``inf``, as some Google
-    Benchmark builds write) are accepted. Errors name the file and line."""
-    data = source.read_bytes()
-    try:
-        return json.loads(data)
-    except UnicodeDecodeError:
-        raise InputError(source.name, "not valid UTF-8 text (binary data?)") from None
-    except json.JSONDecodeError as exc:
-        first = exc
-    fixed = _BARE_NONFINITE.sub(_fix_token, data)
-    if fixed != data:
-        try:
-            return json.loads(fixed)
-        except json.JSONDecodeError:
-            pass
-    raise InputError(source.name, f"invalid JSON: {first.msg} (column {first.colno})", line=first.lineno)
+def read_json(source: Source, fmt: str | None = None) -> Any:
+    """Parse a JSON file within bounds (depth, number length; :mod:`.jsoninput`) and, given the
+    format, check it against that format's input schema. Bare ``NaN`` / ``Infinity`` (and C-style
+    ``nan`` / ``inf``) are accepted. Errors name the file and the line or field."""
+    from .jsoninput import check_schema, parse_json
 
-
-def _fix_token(m: "re.Match[bytes]") -> bytes:
-    word = m.group(2).lower()
-    sign = m.group(1)
-    return sign + (b"NaN" if word == b"nan" else b"Infinity")
+    doc = parse_json(source.name, source.read_bytes())
+    if fmt is not None:
+        check_schema(source.name, doc, fmt)
+    return doc
 
 
 def require(obj: Any, key: str, typ: type | tuple[type, ...], source: Source, where: str = "") -> Any:
@@ -75,26 +57,43 @@ def _typename(typ: type | tuple[type, ...]) -> str:
     return typ.__name__
 
 
-def as_float(v: Any, source: Source, field: str) -> float:
-    """A JSON number (or null -> NaN) as float; InputError otherwise."""
-    if v is None:
+#: Largest magnitude accepted for a measured value (any unit): beyond it, sums and squares in the
+#: analyses would overflow; no real measurement comes near it.
+MAX_ABS_VALUE = 1e30
+
+
+def as_float(v: Any, source: Source, field: str, *, finite: bool = False) -> float:
+    """A JSON number (or null -> NaN) as float; InputError otherwise. ``finite``: a measured value,
+    which must be a finite number of magnitude at most :data:`MAX_ABS_VALUE` (null refused too)."""
+    if v is None and not finite:
         return math.nan
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise InputError(source.name, f"expected a number, got {type(v).__name__}", field=field)
+        raise InputError(source.name, f"expected a number, got {_json_type(v)}", field=field)
     try:
-        return float(v)
-    except ValueError:
-        raise InputError(source.name, f"expected a number, got {v!r}", field=field) from None
+        f = float(v)
+    except (ValueError, OverflowError):
+        raise InputError(source.name, f"expected a number, got {str(v)[:40]!r}", field=field) from None
+    if finite and not (math.isfinite(f) and abs(f) <= MAX_ABS_VALUE):
+        raise InputError(source.name, f"measured value {f!r} is not a finite number of plausible size", field=field)
+    return f
 
 
-def as_floats(values: list, source: Source, field: str) -> list[float]:
-    """A JSON list of numbers as floats (fast path; per-item checks and errors otherwise)."""
+def as_floats(values: list, source: Source, field: str, *, finite: bool = True) -> list[float]:
+    """A JSON list of measured values as floats (fast path; per-item checks and errors otherwise)."""
     if not any(type(v) is bool or v is None or type(v) is str for v in values):
         try:
-            return np.asarray(values, dtype=np.float64).tolist()
-        except (TypeError, ValueError):
+            arr = np.asarray(values, dtype=np.float64)
+            if arr.ndim == 1 and (not finite or (np.isfinite(arr).all() and np.abs(arr).max(initial=0) <= MAX_ABS_VALUE)):
+                return arr.tolist()
+        except (TypeError, ValueError, OverflowError):
             pass
-    return [as_float(v, source, f"{field}[{k}]") for k, v in enumerate(values)]
+    return [as_float(v, source, f"{field}[{k}]", finite=finite) for k, v in enumerate(values)]
+
+
+def _json_type(v: Any) -> str:
+    from .jsoninput import _type_name
+
+    return _type_name(v)
 
 
 def build_runner_trace(
@@ -150,14 +149,16 @@ def build_runner_trace(
 
 def summary_trace(source: Source, fmt: str, name: str, value: float, *, value_unit: str,
                   stats: Mapping[str, Any] | None = None, metadata: Mapping[str, Any] | None = None,
-                  reason: str = "the file holds only summary statistics, no per-run values") -> Trace:
+                  reason: str = "the file holds only summary statistics, no per-run values",
+                  summary_stats: Mapping[str, Any] | None = None) -> Trace:
     """A one-row runner Trace for a benchmark whose file has no per-run data
-    (``meta.extra["summary_only"] is True``; ``meta.extra["no_runs_reason"]`` says why)."""
+    (``meta.extra["summary_only"] is True``; ``meta.extra["no_runs_reason"]`` says why;
+    ``meta.extra["summary_stats"]``: the file's statistics, see :mod:`.summary_stats`)."""
     data = pd.DataFrame({"time": [np.nan], "run": np.array([1], dtype=np.int64),
                          "value_index": np.array([0], dtype=np.int64), "value": [float(value)]})
     ex = {"summary_only": True, "no_runs_reason": reason, "stats": plain(dict(stats or {})),
           "metadata": plain({k: v for k, v in dict(metadata or {}).items() if _is_plain_scalar(v)}),
-          "values_per_run": [1]}
+          "values_per_run": [1], "summary_stats": plain(dict(summary_stats)) if summary_stats else None}
     meta = TraceMeta(path=source.name, format=fmt, kind="runner", name=name, value_unit=value_unit,
                      time_unit="s", extra=ex)
     return Trace(data, meta)

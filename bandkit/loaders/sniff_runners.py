@@ -2,13 +2,17 @@
 
 JSON files are told apart by their top-level keys (looked up in the head, which may be cut),
 XML by its ``PhoronixTestSuite`` root, turbostat by its tab-separated ``Core\\tCPU`` / ``Avg_MHz``
-header, Criterion ``raw.csv`` by its header; other ``.csv`` / ``.tsv`` files are plain CSV.
+header, Criterion ``raw.csv`` by its header (either layout) and ``sample.json`` by its keys or, in
+the older layout, by being two lists of numbers; other ``.csv`` / ``.tsv`` files are plain CSV.
 """
 from __future__ import annotations
 
 import re
 
-__all__ = ["sniff"]
+__all__ = ["sniff", "labels_not_measurements"]
+
+
+_CRITERION_LISTS = re.compile(rb"\[\s*\[\s*-?[0-9.eE+\-,\s]*\]\s*,\s*\[\s*-?[0-9]")
 
 
 def _has(head: bytes, *keys: str) -> bool:
@@ -32,7 +36,8 @@ def sniff(head: bytes, name: str) -> str | None:
             return "pyperf"
         if _has(h, "results") and _has(h, "command") and (_has(h, "times") or _has(h, "mean")):
             return "hyperfine"
-        if _has(h, "results") and (_has(h, "result_columns") or _has(h, "commit_hash") or _has(h, "env_name")):
+        if _has(h, "results") and (_has(h, "result_columns") or _has(h, "commit_hash") or _has(h, "env_name")
+                                   or _has(h, "result")):
             return "asv"
         if _has(h, "machine") and _has(h, "num_cpu") and _has(h, "version"):
             return "asv"  # asv machine.json: the loader says it holds no results
@@ -42,13 +47,41 @@ def sniff(head: bytes, name: str) -> str | None:
             return "criterion"  # criterion benchmark.json: the loader points to sample.json
         if _has(h, "benchmarks") and _has(h, "version") and _has(h, "metadata"):
             return "pyperf"
+        if _CRITERION_LISTS.match(h):
+            return "criterion"  # criterion.rs < 0.3.4 sample.json: [[iters...], [times...]]
         return None
     first = h.split(b"\n", 1)[0]
-    if first.startswith(b"group,function,value,throughput_num"):
-        return "criterion"
+    if first.startswith(b"group,function,value,"):
+        from .criterion import is_raw_csv_header
+
+        if is_raw_csv_header(first):
+            return "criterion"
     if b"turbostat version" in h[:200] or re.search(rb"^(?:[^\n]*\t)?(?:Core|CPU|Package)\t[^\n]*Avg_MHz", h, re.M) \
             or re.search(rb"^[^\n]*\bAvg_MHz\t[^\n]*Busy%", h, re.M):
         return "turbostat"
     if lname.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz")):
         return "csv"
+    return None
+
+
+_LABEL_NAME = re.compile(r"^(?:#|id|idx|index|key|no|nr|num|number|rank|row|line|label|code|year|seq|n|.*[_ ]id)$",
+                         re.IGNORECASE)
+
+
+def labels_not_measurements(column: str, values) -> str | None:
+    """Why a numeric column picked for lack of a ``value`` column holds labels rather than
+    measurements (None when it may be measurements): integers named like an identifier (``id``,
+    ``index``, ``year``, ``*_id``, ...) or counting up or down in equal steps (row numbers)."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if len(v) < 2 or not np.all(v == np.round(v)):
+        return None
+    if _LABEL_NAME.match(column.strip()):
+        return f"column {column!r} holds labels (integers named like an identifier), not measurements"
+    d = np.diff(v)
+    if len(v) >= 3 and d[0] != 0 and np.all(d == d[0]):
+        return (f"column {column!r} holds labels ({v[0]:g}, {v[1]:g}, {v[2]:g}, ... in equal steps), "
+                "not measurements")
     return None

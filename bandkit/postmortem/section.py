@@ -73,6 +73,7 @@ def runner_section(trace, options) -> SectionResult:
     # so its mixture bands of the run means replace these in the JSON); "run_bands" always holds
     # the post-mortem's levels with the runs in each.
     fields["run_bands"] = d["bands"]
+    fields["summary_stats"] = trace.meta.extra.get("summary_stats")  # what the file states (bandkit.loaders.summary_stats)
     fields["postmortem"] = {"aggregation": "per-run means", "reference": d["reference"],
                             "affected_runs": d["affected_runs"], "noise_rel": d["noise_rel"],
                             "summary_only": d["summary_only"], "note": d["note"],

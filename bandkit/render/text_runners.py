@@ -81,6 +81,25 @@ def suspect_evidence(s: dict[str, Any]) -> str:
     return txt + lag_txt
 
 
+def summary_stats_text(st: dict[str, Any], unit: str) -> str:
+    """``summary_stats`` in one line: ``mean 1.21 ms ± 0.11 ms (sd), median …, min–max …, n = 120 × 10 it.``"""
+    parts = []
+    for key in ("mean", "median"):
+        if st.get(key) is not None:
+            txt = f"{key} {fmt_value(st[key], unit)}"
+            if key == "mean" and st.get("stddev") is not None:
+                txt += f" ± {fmt_value(st['stddev'], unit)} (sd)"
+            if key == st.get("statistic") and st.get("ci_low") is not None:
+                lvl = f"{100 * st['ci_level']:.0f} % " if st.get("ci_level") else ""
+                txt += f" ({lvl}CI {fmt_value(st['ci_low'], unit)}–{fmt_value(st['ci_high'], unit)})"
+            parts.append(txt)
+    if st.get("min") is not None and st.get("max") is not None:
+        parts.append(f"min–max {fmt_value(st['min'], unit)}–{fmt_value(st['max'], unit)}")
+    if st.get("n") is not None:
+        parts.append(f"n = {st['n']}" + (f" × {st['iterations']} iterations" if st.get("iterations") else ""))
+    return ", ".join(parts) + f" [{st.get('source', '')}]"
+
+
 def render(section) -> list[str]:
     """Tables of one benchmark's post-mortem (section ``postmortem``)."""
     f = section.fields
@@ -88,7 +107,10 @@ def render(section) -> list[str]:
     lines: list[str] = []
     pm = f.get("postmortem", {})
     if f["verdict"] in ("no_runs", "too_few_runs"):
-        return [f"  {pm.get('note') or 'no per-run data'}"]
+        out = [f"  {pm.get('note') or 'no per-run data'}"]
+        if f.get("summary_stats"):
+            out.append("  the file states: " + summary_stats_text(f["summary_stats"], unit))
+        return out
     lines.append(f"  {f['runs']} runs ({f['values']} values; per-run means), noise ≈ "
                  f"{fmt_pct(pm.get('noise_rel'), 2)} per run")
     if f["steps"]:
@@ -187,18 +209,32 @@ def render_summary(section) -> list[str]:
 
 
 # -- A/B comparison --------------------------------------------------------------------------
+COMPARE_METHOD_SHORT = {"runs": "runs", "welch-stats": "stats", "ci-overlap": "CIs", "point": "values"}
+COMPARE_METHOD_TEXT = {
+    "welch-stats": "from stats (summary-only results): ratio of the stated means, Welch's t-test from mean, sd and n, "
+                   "{conf:.0f} % CI by the delta method",
+    "ci-overlap": "from CIs: ratio of the stated medians; CI from the ends of the files' intervals; "
+                  "* when the intervals do not overlap (asv's rule)",
+    "point": "from values: the files state one value each (no spread): ratio only, significance not assessed",
+}
 def render_compare(cmp) -> list[str]:
     """Table of a :class:`bandkit.compare.Comparison` (ratio = B / A of the mean run means)."""
-    lines = [f"A: {cmp.label_a}", f"B: {cmp.label_b}",
-             f"ratio = B / A of the mean of per-run means; {100 * cmp.confidence:.0f} % bootstrap CI",
-             f"* significant (Welch p < {1 - cmp.confidence:.2g} and CI excludes 1); ! noisy", ""]
+    methods = {c.method for c in cmp.benchmarks}
+    lines = [f"A: {cmp.label_a}", f"B: {cmp.label_b}"]
+    if not methods or "runs" in methods:
+        lines += [f"ratio = B / A of the mean of per-run means; {100 * cmp.confidence:.0f} % bootstrap CI",
+                  f"* significant (Welch p < {1 - cmp.confidence:.2g} and CI excludes 1); ! noisy"]
+    lines += [COMPARE_METHOD_TEXT[m].format(conf=100 * cmp.confidence, alpha=1 - cmp.confidence)
+              for m in ("welch-stats", "ci-overlap", "point") if m in methods]
+    lines.append("")
     rows = []
     for c in sorted(cmp.benchmarks, key=lambda c: c.ratio):
         ci = "–" if c.ci_low is None else f"{c.ci_low:.3f}–{c.ci_high:.3f}"
         flag = ("*" if c.significant else " ") + ("!" if c.noisy else " ")
         rows.append([short_name(c.name, 30), fmt_value(c.mean_a, c.unit), fmt_value(c.mean_b, c.unit),
-                     f"{c.ratio:.3f}", ci, fmt_p(c.p_value), flag, "; ".join(c.noisy_reasons)[:24]])
-    lines += table(rows, ["benchmark", "A", "B", "B/A", "CI", "p", "", "noisy because"], align="lrrrrrll")
+                     f"{c.ratio:.3f}", ci, fmt_p(c.p_value), flag, COMPARE_METHOD_SHORT.get(c.method, c.method),
+                     "; ".join(c.noisy_reasons)[:24]])
+    lines += table(rows, ["benchmark", "A", "B", "B/A", "CI", "p", "", "from", "noisy because"], align="lrrrrrlll")
     lines.append("")
     if cmp.geomean is not None:
         ci = f" ({cmp.geomean_ci[0]:.3f}–{cmp.geomean_ci[1]:.3f})" if cmp.geomean_ci else ""

@@ -1,0 +1,320 @@
+"""Regression tests of issue 14's loader gaps, each on a small file written here in the real layout
+of its runner: both Criterion layouts, summary-only results carried as statistics, stable PTS
+names, Google Benchmark complexity rows, pyperf < 1.0 warm-ups, bounded JSON."""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+
+import numpy as np
+import pytest
+
+import bandkit
+from bandkit.compare import compare
+from bandkit.errors import InputError
+from bandkit.loaders import detect_format
+from bandkit.loaders.source import Source
+
+
+def _traces(path, **kw):
+    t = bandkit.load(path, **kw)
+    return t if isinstance(t, list) else [t]
+
+
+def _fmt(path):
+    return detect_format(Source.open(path))
+
+
+# -- Criterion ---------------------------------------------------------------------------------
+# criterion.rs 0.2 (the layout of the book's CSV chapter before 0.3): value = the benchmark's
+# parameter, sample_time_nanos = total time of the sample, iteration_count = iterations in it.
+ITERS = [10, 20, 30, 40, 50]
+TIMES = [48.0, 95.5, 142.2, 190.4, 237.5]  # ns per sample
+PER_ITER = [t / n for t, n in zip(TIMES, ITERS)]
+
+
+@pytest.mark.parametrize("param, label", [("20", "Fibonacci/Iterative/20"), ("", "Fibonacci/Iterative")])
+def test_criterion_raw_csv_old_layout_parameter_column_is_not_the_measurement(tmp_path, param, label):
+    p = tmp_path / "raw.csv"
+    rows = ["group,function,value,sample_time_nanos,iteration_count"]
+    rows += [f"Fibonacci,Iterative,{param},{t},{n}" for t, n in zip(TIMES, ITERS)]
+    p.write_text("\n".join(rows) + "\n")
+    assert _fmt(p) == "criterion"
+    (t,) = _traces(p)
+    assert t.label == label and len(t.values) == 5
+    assert t.values.tolist() == pytest.approx(PER_ITER)
+    assert t.values.mean() == pytest.approx(np.mean(PER_ITER))  # Criterion's per-iteration sample mean
+    assert 20 not in t.values.tolist()
+    assert t.data["iters"].tolist() == ITERS
+
+
+def test_criterion_raw_csv_new_layout_units_normalised(tmp_path):
+    p = tmp_path / "raw.csv"
+    rows = ["group,function,value,throughput_num,throughput_type,sample_measured_value,unit,iteration_count"]
+    rows += [f"Fibonacci,Iterative,,,,{t / 1000},us,{n}" for t, n in zip(TIMES, ITERS)]
+    p.write_text("\n".join(rows) + "\n")
+    assert _fmt(p) == "criterion"
+    (t,) = _traces(p)
+    assert t.meta.value_unit == "ns" and t.values.tolist() == pytest.approx(PER_ITER)
+
+
+def test_criterion_raw_csv_bad_row_names_line(tmp_path):
+    p = tmp_path / "raw.csv"
+    p.write_text("group,function,value,sample_time_nanos,iteration_count\ng,f,,12,3\ng,f,,x,3\n")
+    with pytest.raises(InputError) as err:
+        bandkit.load(p)
+    assert err.value.line == 3 and "not a number" in str(err.value)
+    p.write_text("group,function,value,sample_time_nanos,iteration_count\ng,f,,12,0\n")
+    with pytest.raises(InputError, match="iteration_count must be >= 1"):
+        bandkit.load(p)
+
+
+@pytest.mark.parametrize("layout", ["lists", "object"])
+def test_criterion_sample_json_both_layouts(tmp_path, layout):
+    d = tmp_path / "Fibonacci" / "Iterative" / "new"
+    d.mkdir(parents=True)
+    p = d / "sample.json"
+    if layout == "lists":  # criterion.rs before 0.3.4
+        p.write_text(json.dumps([[float(n) for n in ITERS], TIMES]))
+    else:
+        p.write_text(json.dumps({"sampling_mode": "Linear", "iters": [float(n) for n in ITERS], "times": TIMES}))
+    assert _fmt(p) == "criterion"
+    (t,) = _traces(p)
+    assert t.label == "Fibonacci/Iterative"
+    assert t.values.mean() == pytest.approx(np.mean(PER_ITER))
+    (d / "benchmark.json").write_text(json.dumps({"group_id": "Fibonacci", "function_id": "Iterative",
+                                                  "full_id": "Fibonacci/Iterative/20", "title": "x"}))
+    (t,) = _traces(p)
+    assert t.label == "Fibonacci/Iterative/20"
+
+
+def test_criterion_sibling_benchmark_json_deeply_nested_is_ignored(tmp_path):
+    (tmp_path / "benchmark.json").write_text("[" * 100000 + "]" * 100000)
+    p = tmp_path / "sample.json"
+    p.write_text(json.dumps({"sampling_mode": "Flat", "iters": [1.0, 1.0], "times": [3.0, 4.0]}))
+    (t,) = _traces(p)
+    assert t.values.tolist() == [3.0, 4.0]
+
+
+# -- a table that is not measurements ----------------------------------------------------------
+def test_csv_of_labels_is_refused_with_a_reason(tmp_path):
+    p = tmp_path / "ids.csv"
+    p.write_text("id,name\n" + "".join(f"{i},item{i}\n" for i in range(1, 40)))
+    with pytest.raises(InputError) as err:
+        bandkit.load(p)
+    assert "id" in str(err.value) and "not measurements" in str(err.value)
+    # the same numbers named as values are measurements
+    p.write_text("value,name\n" + "".join(f"{i},b\n" for i in range(1, 40)))
+    (t,) = _traces(p)
+    assert len(t.values) == 39
+
+
+# -- summary-only results carried as statistics -------------------------------------------------
+def _pytest_benchmark(stats: dict, name="test_fast") -> dict:
+    return {"machine_info": {"node": "h"}, "commit_info": {"id": "abc"}, "datetime": "2024-01-01T00:00:00",
+            "version": "4.0.0", "benchmarks": [{"group": None, "name": name, "fullname": f"t.py::{name}",
+                                                "params": None, "param": None, "stats": stats}]}
+
+
+PB_STATS = {"min": 0.0010, "max": 0.0016, "mean": 0.00121, "stddev": 0.00011, "rounds": 120, "median": 0.0012,
+            "iqr": 0.0001, "q1": 0.00115, "q3": 0.00125, "iqr_outliers": 3, "stddev_outliers": 5,
+            "outliers": "5;3", "ld15iqr": 0.0010, "hd15iqr": 0.0014, "ops": 826.4, "total": 0.1452, "iterations": 10}
+
+
+def test_pytest_benchmark_summary_only_carries_statistics(tmp_path):
+    p = tmp_path / "0001_pb.json"
+    p.write_text(json.dumps(_pytest_benchmark(PB_STATS)))
+    (t,) = _traces(p)
+    st = t.meta.extra["summary_stats"]
+    assert t.meta.extra["summary_only"]
+    assert st == {"statistic": "mean", "mean": 0.00121, "stddev": 0.00011, "median": 0.0012, "min": 0.0010,
+                  "max": 0.0016, "q1": 0.00115, "q3": 0.00125, "n": 120, "iterations": 10,
+                  "source": "pytest-benchmark stats"}
+    rep = bandkit.analyze(t)
+    entry = json.loads(rep.to_json())["traces"][0]
+    assert entry["summary_stats"]["mean"] == 0.00121 and entry["summary_stats"]["n"] == 120
+    text = rep.to_text(color=False)
+    assert "120" in text and "mean" in text
+
+
+def test_asv_v1_and_v2_summary_stats(tmp_path):
+    v1 = {"version": 1, "commit_hash": "abc", "env_name": "e", "results": {
+        "m.time_x": {"result": [0.0024], "stats": [{"ci_99": [0.0022, 0.0027], "q_25": 0.0023, "q_75": 0.0025,
+                                                    "min": 0.0022, "max": 0.0027, "mean": 0.00241, "std": 0.00012,
+                                                    "repeat": 10, "number": 1}]}}}
+    p = tmp_path / "abc-e.json"
+    p.write_text(json.dumps(v1))
+    (t,) = _traces(p)
+    st = t.meta.extra["summary_stats"]
+    assert st["statistic"] == "median" and st["median"] == 0.0024 and st["mean"] == 0.00241
+    assert st["stddev"] == 0.00012 and st["n"] == 10 and st["iterations"] == 1
+    assert (st["ci_low"], st["ci_high"], st["ci_level"]) == (0.0022, 0.0027, 0.99)
+    v2 = {"version": 2, "commit_hash": "abc", "env_name": "e",
+          "result_columns": ["result", "params", "version", "started_at", "duration", "stats_ci_99_a",
+                             "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number", "stats_repeat",
+                             "samples", "profile"],
+          "results": {"m.time_y": [[1.5, 2.5], [["1", "2"]], "v", 0, 1.0, [1.4, 2.3], [1.6, 2.7], [1.45, 2.4],
+                                   [1.55, 2.6], [3, 3], [7, 7], None, None]}}
+    p2 = tmp_path / "abc-e2.json"
+    p2.write_text(json.dumps(v2))
+    a, b = _traces(p2)
+    assert a.label == "m.time_y(1)" and a.meta.extra["summary_stats"]["ci_low"] == 1.4
+    assert b.meta.extra["summary_stats"]["n"] == 7 and b.meta.extra["summary_stats"]["median"] == 2.5
+
+
+def test_gbench_aggregates_only_and_single_run_stats(tmp_path):
+    rows = [{"name": f"BM_a_{agg}", "run_name": "BM_a", "run_type": "aggregate", "repetitions": 5,
+             "threads": 1, "aggregate_name": agg, "iterations": 5, "real_time": v, "cpu_time": v,
+             "time_unit": "ns"} for agg, v in (("mean", 100.0), ("median", 99.0), ("stddev", 4.0), ("cv", 0.04))]
+    rows.append({"name": "BM_b", "run_name": "BM_b", "run_type": "iteration", "repetitions": 1,
+                 "repetition_index": 0, "threads": 1, "iterations": 7000, "real_time": 50.0, "cpu_time": 49.0,
+                 "time_unit": "ns"})
+    p = tmp_path / "gb.json"
+    p.write_text(json.dumps({"context": {"date": "2024", "num_cpus": 2}, "benchmarks": rows}))
+    a, b = _traces(p)
+    assert a.meta.extra["summary_only"]
+    assert a.meta.extra["summary_stats"] == {"statistic": "mean", "mean": 100.0, "stddev": 4.0, "median": 99.0,
+                                             "n": 5, "source": "Google Benchmark aggregates"}
+    assert not b.meta.extra.get("summary_only") and b.values.tolist() == [50.0]
+    assert b.meta.extra["summary_stats"]["iterations"] == 7000 and b.meta.extra["summary_stats"]["n"] == 1
+
+
+def test_gbench_complexity_rows_are_not_benchmarks(tmp_path):
+    rows = [{"name": f"BM_sort/{n}", "run_name": f"BM_sort/{n}", "run_type": "iteration", "repetitions": 1,
+             "repetition_index": 0, "threads": 1, "iterations": 1000, "real_time": 3.0 * n, "cpu_time": 3.0 * n,
+             "time_unit": "ns", "family_index": 0} for n in (8, 64, 512)]
+    rows.append({"name": "BM_sort_BigO", "run_name": "BM_sort", "run_type": "aggregate", "repetitions": 1,
+                 "threads": 1, "aggregate_name": "BigO", "aggregate_unit": "time", "cpu_coefficient": 3.01,
+                 "real_coefficient": 3.02, "big_o": "N", "time_unit": "ns"})
+    rows.append({"name": "BM_sort_RMS", "run_name": "BM_sort", "run_type": "aggregate", "repetitions": 1,
+                 "threads": 1, "aggregate_name": "RMS", "aggregate_unit": "percentage", "rms": 0.01})
+    p = tmp_path / "gb.json"
+    p.write_text(json.dumps({"context": {}, "benchmarks": rows}))
+    traces = _traces(p)
+    assert [t.label for t in traces] == ["BM_sort/8", "BM_sort/64", "BM_sort/512"]
+    assert traces[0].meta.extra["complexity"] == {"big_o": "N", "time_unit": "ns", "real_coefficient": 3.02,
+                                                  "cpu_coefficient": 3.01, "rms": 0.01}
+    # a file with the fit only: one trace that says what it is, no "aggregates only"
+    p.write_text(json.dumps({"context": {}, "benchmarks": rows[3:]}))
+    (t,) = _traces(p)
+    assert t.label == "BM_sort (complexity fit)" and "complexity fit" in t.meta.extra["no_runs_reason"]
+    assert "aggregates only" not in t.meta.extra["no_runs_reason"]
+
+
+def test_hyperfine_without_times_carries_statistics(tmp_path):
+    p = tmp_path / "h.json"
+    p.write_text(json.dumps({"results": [{"command": "sleep 0.1", "mean": 0.105, "stddev": 0.002, "median": 0.104,
+                                          "user": 0.001, "system": 0.001, "min": 0.101, "max": 0.11}]}))
+    (t,) = _traces(p)
+    assert t.meta.extra["summary_stats"]["stddev"] == 0.002 and "n" not in t.meta.extra["summary_stats"]
+
+
+# -- PTS names -----------------------------------------------------------------------------------
+def _pts(systems: list[str], entries: dict[str, list[tuple[str, str, str]]]) -> str:
+    sys_xml = "".join(f"<System><Identifier>{s}</Identifier><Hardware>h</Hardware><Software>s</Software>"
+                      f"<TimeStamp>2024-01-01 00:00:00</TimeStamp></System>" for s in systems)
+    res = ""
+    for title, ents in entries.items():
+        data = "".join(f"<Entry><Identifier>{s}</Identifier><Value>{v}</Value><RawString>{raw}</RawString></Entry>"
+                       for s, v, raw in ents)
+        res += (f"<Result><Identifier>pts/x-1.0</Identifier><Title>{title}</Title><AppVersion>1</AppVersion>"
+                f"<Arguments>a</Arguments><Description>Test: {title}</Description><Scale>MB/s</Scale>"
+                f"<Proportion>HIB</Proportion><Data>{data}</Data></Result>")
+    return f"<?xml version=\"1.0\"?><PhoronixTestSuite><Generated><Title>t</Title></Generated>{sys_xml}{res}" \
+           "</PhoronixTestSuite>"
+
+
+def test_pts_names_stable_across_files(tmp_path):
+    a = tmp_path / "a_composite.xml"
+    a.write_text(_pts(["GVNO3"], {"zstd": [("GVNO3", "10", "9:10:11")],
+                                   "Install Size": [("GVNO3", "5", ""), ("GVNO3", "6", "")]}))
+    b = tmp_path / "b_composite.xml"
+    b.write_text(_pts(["NoGVNO3"], {"zstd": [("NoGVNO3", "12", "11:12:13")],
+                                     "Install Size": [("NoGVNO3", "5", ""), ("NoGVNO3", "7", "")]}))
+    la = [t.label for t in _traces(a)]
+    lb = [t.label for t in _traces(b)]
+    assert la == lb == ["zstd: Test: zstd", "Install Size: Test: Install Size", "Install Size: Test: Install Size #2"]
+    cmp = compare(_traces(a), _traces(b))
+    assert {c.name for c in cmp.benchmarks} == set(la) and not cmp.only_a and not cmp.only_b
+    # a file with two systems: labels are unique, and each pairs with its system in a one-system file
+    ab = tmp_path / "ab_composite.xml"
+    ab.write_text(_pts(["GVNO3", "NoGVNO3"], {"zstd": [("GVNO3", "10", "9:10:11"), ("NoGVNO3", "12", "11:12:13")]}))
+    tr = _traces(ab)
+    assert [t.label for t in tr] == ["zstd: Test: zstd [GVNO3]", "zstd: Test: zstd [NoGVNO3]"]
+    cmp = compare(_traces(b), tr)
+    (c,) = cmp.benchmarks
+    assert c.ratio == pytest.approx(1.0) and cmp.only_b == ("zstd: Test: zstd [GVNO3]",)
+
+
+def test_pts_entry_without_rawstring_has_stats(tmp_path):
+    a = tmp_path / "composite.xml"
+    a.write_text(_pts(["X"], {"size": [("X", "128444", "")]}))
+    (t,) = _traces(a)
+    assert t.meta.extra["summary_only"] and t.meta.extra["summary_stats"]["mean"] == 128444.0
+
+
+# -- pyperf < 1.0 warm-ups -----------------------------------------------------------------------
+@pytest.mark.parametrize("version, expect", [(5, 0.8 / (4 * 10)), ("1.0", 0.8)])
+def test_pyperf_old_format_warmups_divided_by_loops_and_inner_loops(tmp_path, version, expect):
+    key = "samples" if version == 5 else "values"
+    md = "common_metadata" if version == 5 else "metadata"
+    doc = {"version": version, "benchmarks": [{md: {"name": "b", "loops": 4, "inner_loops": 10, "unit": "second"},
+                                               "runs": [{"warmups": [[4, 0.8]], key: [0.02, 0.021]}]}]}
+    p = tmp_path / "old.json.gz"
+    p.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    (t,) = _traces(p)
+    (w,) = t.meta.extra["warmups"]
+    assert w[2] == 4 and w[3] == pytest.approx(expect)
+
+
+# -- bounded JSON ------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, needle, line", [
+    ('{"version": "1.0", "benchmarks": ' + "[" * 5000 + "]" * 5000 + "}", "nested deeper than 64", 1),
+    ('{"version": "1.0",\n"benchmarks": [{"runs": [{"values": [1' + "0" * 5000 + "]}]}]}",
+     "number with 5001 characters", 2),
+    ('{"version": "1.0",\n\n"benchmarks": [{"runs": [{"values": [1e400]}]}]}', "out of range", 3),
+])
+def test_json_depth_and_number_bounds(tmp_path, text, needle, line):
+    p = tmp_path / "b.json"
+    p.write_text(text)
+    with pytest.raises(InputError) as err:
+        bandkit.load(p, format="pyperf")
+    assert needle in str(err.value) and err.value.line == line
+
+
+@pytest.mark.parametrize("fmt, doc, field, needle", [
+    ("pyperf", {"version": "1.0", "benchmarks": [{"runs": [{"values": [1.0, "x"]}]}]},
+     "benchmarks[0].runs[0].values[1]", "must be number, got string"),
+    ("pyperf", {"version": "1.0", "benchmarks": [{"runs": [{"values": [1.0], "metadata": {"a": {"b": 1}}}]}]},
+     "benchmarks[0].runs[0].metadata.a", "got object"),
+    ("pyperf", {"version": "1.0", "benchmarks": {"a": 1}}, "benchmarks", "must be array"),
+    ("hyperfine", {"results": [{"command": 5}]}, "results[0].command", "must be string"),
+    ("hyperfine", {"results": [{"command": "c", "times": [1.0], "exit_codes": ["0"]}]}, "results[0].exit_codes[0]",
+     "got string"),
+    ("gbench", {"benchmarks": [{"name": "a", "real_time": "fast"}]}, "benchmarks[0].real_time", "got string"),
+    ("gbench", {"benchmarks": [{"run_name": "a"}]}, "benchmarks[0].name", "missing field"),
+    ("pytest-benchmark", {"benchmarks": [{"name": "a", "stats": {"mean": [1]}}]}, "benchmarks[0].stats.mean",
+     "got array"),
+    ("asv", {"version": 2, "results": {"b": "x"}}, "results.b", "got string"),
+    ("criterion", {"iters": [1, 2], "times": "x"}, None, "got object"),
+])
+def test_type_confused_fields_name_their_path(tmp_path, fmt, doc, field, needle):
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(InputError) as err:
+        bandkit.load(p, format=fmt)
+    assert err.value.field == field and needle in str(err.value)
+
+
+@pytest.mark.parametrize("fmt, doc, needle", [
+    ("pyperf", {"version": "1.0", "benchmarks": [{"runs": [{"values": [1.0, float("nan")]}]}]}, "values[1]"),
+    ("hyperfine", {"results": [{"command": "c", "times": [1.0, float("inf")]}]}, "times[1]"),
+    ("gbench", {"benchmarks": [{"name": "a", "run_type": "iteration", "real_time": 1e300}]}, "real_time"),
+])
+def test_non_finite_or_absurd_measurements_refused(tmp_path, fmt, doc, needle):
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(InputError) as err:
+        bandkit.load(p, format=fmt)
+    assert needle in str(err.value) and "finite" in str(err.value)
