@@ -318,3 +318,103 @@ def test_non_finite_or_absurd_measurements_refused(tmp_path, fmt, doc, needle):
     with pytest.raises(InputError) as err:
         bandkit.load(p, format=fmt)
     assert needle in str(err.value) and "finite" in str(err.value)
+
+
+# -- FTQ: options, header ranges, time column ----------------------------------------------------
+FTQ_HEAD = "# Frequency 10000.000000\n# Ticks per ns: 2.59613\n# Total count is 1000\n"
+
+
+def _ftq(path, rows, head=FTQ_HEAD):
+    path.write_text(head + "".join(f"{t} {c}\n" for t, c in rows))
+    return path
+
+
+def test_ftq_loaders_reject_unknown_options_but_take_the_clock_hint(tmp_path, data_dir):
+    p = _ftq(tmp_path / "x_0.dat", [(k * 100000, 1000) for k in range(50)])
+    for fmt in ("ftq", "ftq-2009", "ftq-mpi"):
+        with pytest.raises(bandkit.UsageError, match="unknown options"):
+            bandkit.load(data_dir / "ftq-2009" / "baseline-ftq_t1" if fmt == "ftq-2009" else p,
+                         format=fmt, bogus=1)
+    (t,) = _traces(p, clock_hz=2.6e9)  # a hint: given only to the loaders that take it
+    assert t.meta.time_unit == "s"
+    mpi = tmp_path / "mpi.dat"
+    mpi.write_text("# Frequency 10000\n" + "".join(f"{k * 260000},{1000},{990}\n" for k in range(20)))
+    a, b = _traces(mpi, format="ftq-mpi", clock_hz=2.6e9)
+    assert a.meta.time_unit == "s" and a.data["time"].iloc[1] == pytest.approx(1e-4)
+
+
+def test_cli_clock_hz_with_mixed_inputs(tmp_path, data_dir, capsys):
+    from bandkit.cli import main
+
+    p = _ftq(tmp_path / "x_0.dat", [(k * 100000, 1000 + (k % 3)) for k in range(300)])
+    out = tmp_path / "r.json"
+    assert main(["report", str(p), str(data_dir / "ftq-2009" / "baseline-ftq_t1"), "--clock-hz", "2.6e9",
+                 "-f", "json", "-o", str(out), "-q"]) == 0
+    doc = json.loads(out.read_text())
+    assert [t["format"] for t in doc["traces"]] == ["ftq", "ftq-2009"]
+    assert doc["traces"][1]["time_unit"] == "s"
+
+
+@pytest.mark.parametrize("line, needle", [
+    ("# Frequency 1e400", "'Frequency' out of range"),
+    ("# Frequency 0", "'Frequency' out of range"),
+    ("# Ticks per ns: " + "9" * 5000, "'Ticks per ns' out of range"),
+    ("# Total count is 1e300", "'Total count' out of range"),
+    ("# thread " + "1" * 5000 + ", core 2", "'thread' out of range"),
+])
+def test_ftq_header_numbers_range_checked(tmp_path, line, needle):
+    p = _ftq(tmp_path / "h_0.dat", [(k * 100000, 1000) for k in range(10)], head="# FTQ\n" + line + "\n")
+    with pytest.raises(InputError) as err:
+        bandkit.load(p, format="ftq")
+    assert needle in str(err.value) and err.value.line == 2
+
+
+def test_ftq_time_jump_beyond_any_trace_is_an_error_not_an_allocation(tmp_path):
+    rows = [(k * 100000, 1000) for k in range(100)] + [(9 * 10 ** 18, 1000)]
+    p = _ftq(tmp_path / "j_0.dat", rows)
+    with pytest.raises(InputError) as err:
+        bandkit.load(p)
+    assert "beyond the 1e+07 s" in str(err.value) and err.value.line == 3 + 101
+    # a long stall inside the bound is data: loaded (the analyses report it as a stall)
+    rows = [(k * 100000, 1000) for k in range(100)] + [(3600 * 10 ** 9, 1000)]
+    (t,) = _traces(_ftq(tmp_path / "s_0.dat", rows))
+    assert t.data["time"].iloc[-1] == pytest.approx(3600.0)
+
+
+def test_ftq_counts_must_be_plausible(tmp_path):
+    p = _ftq(tmp_path / "c_0.dat", [(0, 1000), (100000, -5), (200000, 1000)])
+    with pytest.raises(InputError, match="work count -5") as err:
+        bandkit.load(p)
+    assert err.value.line == 5
+
+
+def test_ftq2009_many_time_restarts_refused_quickly(tmp_path):
+    d = tmp_path / "run"
+    d.mkdir()
+    ticks = np.tile([100, 50], 5000)
+    (d / "times.dat").write_text("".join(f"{t}\n" for t in ticks))
+    (d / "counts.dat").write_text("".join("7\n" for _ in ticks))
+    with pytest.raises(InputError, match="time goes backwards 5000 times"):
+        bandkit.load(d)
+
+
+@pytest.mark.parametrize("data, needle, line", [
+    (b'{"a": 1,\n "b": [1, 2}', "invalid JSON", 2),
+    (b'{"a": 1, "foo": 2}', "JSON object with keys 'a', 'foo' is no result format", None),
+    (b'<?xml version="1.0"?>\n<root/>', "XML with root <root>", 1),
+    (b"# comment\n1 2 3\n", "'1 2 3' is not FTQ's", 2),
+])
+def test_detection_errors_are_precise(tmp_path, data, needle, line):
+    p = tmp_path / "mystery.txt"
+    p.write_bytes(data)
+    with pytest.raises(InputError) as err:
+        bandkit.load(p)
+    assert needle in str(err.value) and err.value.line == line and str(p) in str(err.value)
+
+
+def test_detection_sees_keys_beyond_the_head(tmp_path):
+    doc = {"benchmarks": [{"metadata": {"name": "b", "pad": "x" * 70000}, "runs": [{"values": [1.0, 2.0]}]}],
+           "version": "1.0"}
+    p = tmp_path / "big.json"
+    p.write_text(json.dumps(doc))
+    assert _fmt(p) == "pyperf"

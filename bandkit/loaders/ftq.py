@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..robust import median_period
 from ..trace import Trace, TraceMeta
+from .runner_common import reject_options
 from .source import Source
 
 _NUM = r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
@@ -33,7 +34,7 @@ _THREAD = re.compile(r"^thread\s+(\d+),\s*core\s+(-?\d+)\s*$")
 _CPUINFO = re.compile(r"^([A-Za-z][\w \t()]*?)\s*:\s?(.*)$")
 _UNAME_FIELDS = ("sysname", "nodename", "release", "version", "machine", "domainname")
 _COLUMNS_LINE = re.compile(r"^Time\(ns\)\s+work", re.I)
-_FILE_THREAD = re.compile(r"_(\d+)\.dat(?:\.gz)?$")
+_FILE_THREAD = re.compile(r"_(\d{1,6})\.dat(?:\.gz)?$")
 
 #: Parse plain ``<int> <int>`` bodies with numpy's C text scanner (see :func:`parse_two_int_columns`);
 #: False forces the general pandas path (tests compare the two).
@@ -50,7 +51,7 @@ def _blank(data: bytes) -> bool:
 def split_header(data: bytes) -> tuple[list[str], int]:
     """Return the ``#`` header lines (without ``# ``) at the top of ``data`` and the byte offset of the body."""
     lines: list[str] = []
-    pos = 0
+    pos = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # a UTF-8 byte-order mark (Windows editors)
     n = len(data)
     while pos < n:
         end = data.find(b"\n", pos)
@@ -244,9 +245,11 @@ def _first_bad_line(body: bytes, ncols: int | None, sep: bytes | None, first_lin
                 int(p)
             except ValueError:
                 try:
-                    float(p)
+                    f = float(p)
                 except ValueError:
                     return first_line + i, f"not a number: {_show(p)}"
+                if not np.isfinite(f):
+                    return first_line + i, f"not a finite number: {_show(p)}"
     return first_line, "unreadable data"
 
 
@@ -411,6 +414,7 @@ def _meta_from_header(source: Source, fmt: str, header: dict[str, Any], sampling
 
 def load_ftq(source: Source, **options: Any) -> list[Trace]:
     """Load a current-format FTQ file (one thread). Times in the file are ns since the first sample."""
+    reject_options(source, "ftq", options)
     head = source.head(HEAD_BYTES)
     if _blank(head):
         raise InputError(source.name, "empty file")
@@ -466,11 +470,18 @@ def load_ftq(source: Source, **options: Any) -> list[Trace]:
     return [Trace(df, meta)]
 
 
-def load_ftq_mpi(source: Source, *, ticks_per_ns: float | None = None, **options: Any) -> list[Trace]:
+def load_ftq_mpi(source: Source, *, ticks_per_ns: float | None = None, clock_hz: float | None = None,
+                 **options: Any) -> list[Trace]:
     """Load mpiftq output: ``#`` header, then ``<ticks since base>,<count>[,<count per rank>...]``.
 
-    Times are converted to seconds with the header's (or the given) ticks per ns; one Trace per rank.
+    Times are converted to seconds with the header's (or the given: ``ticks_per_ns``, or
+    ``clock_hz`` ticks per second) ticks per ns; one Trace per rank.
     """
+    reject_options(source, "ftq-mpi", options)
+    if ticks_per_ns is None and clock_hz is not None:
+        ticks_per_ns = clock_hz * 1e-9
+    if ticks_per_ns is not None and not (np.isfinite(ticks_per_ns) and ticks_per_ns > 0):
+        raise UsageError(f"{source.name}: clock rate must be a positive number, got {ticks_per_ns}")
     data = source.read_bytes()
     if _blank(data):
         raise InputError(source.name, "empty file")

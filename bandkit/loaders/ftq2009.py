@@ -16,11 +16,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..robust import median_period
 from ..trace import Trace, TraceMeta
 from .ftq import _line_of_row, check_counts, check_span, read_numeric_table
+from .runner_common import reject_options
 from .source import Source
+
+#: Most thread blocks (time restarts) accepted in one times file, and the least median block length
+#: (a thread's FTQ run has hundreds of quanta; a times file that restarts every few lines is corrupt).
+MAX_BLOCKS = 256
+MIN_BLOCK_ROWS = 16
 
 _TIMES = re.compile(r"(^|_)times\.dat(\.gz)?$")
 _COUNTS = re.compile(r"(^|_)counts\.dat(\.gz)?$")
@@ -73,16 +79,22 @@ def _read_column(src: Source) -> np.ndarray:
     arr = read_numeric_table(src, data, 1, sep=None, min_cols=1)
     if arr.shape[1] != 1:
         raise InputError(src.name, f"expected one integer per line, got {arr.shape[1]} columns", line=1)
-    return arr[:, 0]
+    col = arr[:, 0]
+    bad = np.flatnonzero((col != np.floor(col)) | (np.abs(col) > 9e18))
+    if len(bad):
+        raise InputError(src.name, f"not an integer in the 64-bit range: {col[bad[0]]:.6g}",
+                         line=_line_of_row(data, int(bad[0]), 1))
+    return col
 
 
 def load_ftq2009(source: Source, *, clock_hz: float | None = None, ticks_per_ns: float | None = None,
                  **options: Any) -> list[Trace]:
     """Load the two-file FTQ format; one Trace per thread block."""
+    reject_options(source, "ftq-2009", options)
     if clock_hz is None and ticks_per_ns:
         clock_hz = ticks_per_ns * 1e9
-    if clock_hz is not None and not clock_hz > 0:
-        raise InputError(source.name, f"clock rate must be positive, got {clock_hz}")
+    if clock_hz is not None and not (math.isfinite(clock_hz) and 1e3 <= clock_hz <= 1e12):
+        raise UsageError(f"{source.name}: clock rate must be between 1e3 and 1e12 ticks per second, got {clock_hz}")
     times_path, counts_path = pair_paths(source)
     times_src, counts_src = source.related(times_path), source.related(counts_path)
     ticks = _read_column(times_src).astype(np.int64)
@@ -93,7 +105,15 @@ def load_ftq2009(source: Source, *, clock_hz: float | None = None, ticks_per_ns:
                                 f"times and counts must pair line by line", line=n + 1)
     check_counts(counts_src, counts, lambda row: _line_of_row(counts_src.read_bytes(), row, 1))
     counts = counts.astype(np.int64)
-    starts = np.concatenate([[0], np.flatnonzero(np.diff(ticks) < 0) + 1, [len(ticks)]])
+    back = np.flatnonzero(np.diff(ticks) < 0) + 1
+    if len(back) > MAX_BLOCKS - 1:
+        raise InputError(str(times_path), f"time goes backwards {len(back)} times: more thread blocks than "
+                                          f"{MAX_BLOCKS} (a corrupt or unsorted times file?)", line=int(back[0]) + 1)
+    starts = np.concatenate([[0], back, [len(ticks)]])
+    if len(back) and np.median(np.diff(starts)) < MIN_BLOCK_ROWS:
+        raise InputError(str(times_path), f"time goes backwards {len(back)} times, every {np.median(np.diff(starts)):g} "
+                                          f"lines (median): not the blocks of FTQ threads (a corrupt or unsorted "
+                                          f"times file?)", line=int(back[0]) + 1)
     nblocks = len(starts) - 1
     traces = []
     for b in range(nblocks):

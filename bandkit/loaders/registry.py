@@ -5,6 +5,7 @@ FORMATS maps a format name to ``"module:function"``; each loader takes a
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Iterable
 
 from ..errors import InputError, UsageError
@@ -28,6 +29,10 @@ FORMATS: dict[str, str] = {
     "csv": "bandkit.loaders.csvfile:load_csv",
     "parquet": "bandkit.loaders.csvfile:load_parquet",
 }
+#: Options that describe the measurement rather than a loader (``clock_hz``: TSC ticks per second,
+#: from the CLI's ``--clock-hz``): given only to the loaders that take them, so that one command line
+#: may mix formats. Any other option a loader does not take is a UsageError.
+HINTS = frozenset({"clock_hz"})
 #: Alternative names accepted by ``format=``.
 ALIASES = {"ftq2009": "ftq-2009", "ftq-old": "ftq-2009", "two-file": "ftq-2009", "mpiftq": "ftq-mpi",
            "google-benchmark": "gbench", "googlebenchmark": "gbench", "pytest_benchmark": "pytest-benchmark",
@@ -84,7 +89,51 @@ def detect_format(source: Source) -> str:
         fmt = sniff(head, name)
         if fmt:
             return fmt
-    raise InputError(name, "unrecognised format (use --format; known: " + ", ".join(FORMATS) + ")")
+        if head.lstrip()[:1] in (b"{", b"[") and len(head) == 65536:  # keys beyond the head: the whole document
+            fmt = sniff(source.read_bytes(), name)
+            if fmt:
+                return fmt
+    raise _unrecognised(source, head)
+
+
+#: What auto-detection looks for in a JSON document, per format (for the error when nothing fits).
+JSON_SIGNS = ("pyperf: 'benchmarks' with 'runs'; hyperfine: 'results' with 'command'; gbench: 'context' and "
+              "'benchmarks'; pytest-benchmark: 'machine_info' and 'benchmarks'; asv: 'results'; "
+              "criterion: 'iters' and 'times'")
+
+
+def _unrecognised(source: Source, head: bytes) -> InputError:
+    """As precise an error as a forced format would give: invalid JSON/XML with its line, the keys
+    found, or the first line that fits no format."""
+    name = source.name
+    h = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    known = " (use --input-format; known: " + ", ".join(FORMATS) + ")"
+    if h[:1] in (b"{", b"["):
+        from .jsoninput import parse_json
+
+        doc = parse_json(name, source.read_bytes())  # invalid JSON: the parser's error with its line
+        if isinstance(doc, dict):
+            keys = ", ".join(repr(k) for k in list(doc)[:8]) + (", ..." if len(doc) > 8 else "")
+            return InputError(name, f"JSON object with keys {keys or 'none'} is no result format bandkit knows "
+                                    f"({JSON_SIGNS})" + known)
+        return InputError(name, f"JSON {type(doc).__name__} at the top level is no result format bandkit knows "
+                                f"({JSON_SIGNS})" + known)
+    if h[:1] == b"<":
+        import re
+
+        m = re.search(rb"<([A-Za-z_][\w.\-]*)", h.split(b"?>", 1)[-1] if h.startswith(b"<?") else h)
+        root = m.group(1).decode("ascii", "replace") if m else "?"
+        return InputError(name, f"XML with root <{root}>: not a Phoronix Test Suite composite.xml "
+                                f"(<PhoronixTestSuite>)" + known, line=1)
+    lines = head.splitlines()
+    for i, ln in enumerate(lines[:1000], start=1):
+        s = ln.strip()
+        if s and not s.startswith(b"#"):
+            shown = s[:40].decode("utf-8", "replace") + ("…" if len(s) > 40 else "")
+            return InputError(name, f"{shown!r} is not FTQ's '<ns> <count>' and no result format bandkit knows"
+                                    + known, line=i)
+    return InputError(name, "only '#' comment lines: no data" + known)
+
 
 
 def load_traces(path_or_file: PathOrFile, format: str | None = None, limits: Limits | None = None,
@@ -103,7 +152,11 @@ def load_traces(path_or_file: PathOrFile, format: str | None = None, limits: Lim
         fmt = detect_format(source)
     if source.is_dir and fmt != "ftq-2009":
         raise InputError(source.name, "is a directory")
-    traces = _loader(fmt)(source, **options)
+    loader = _loader(fmt)
+    if any(k in HINTS for k in options):
+        params = inspect.signature(loader).parameters
+        options = {k: v for k, v in options.items() if k not in HINTS or k in params}
+    traces = loader(source, **options)
     if not traces:
         raise InputError(source.name, "no traces found in file")
     return traces
