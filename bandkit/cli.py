@@ -1,8 +1,10 @@
 """The ``bandkit`` command: thin argparse wrappers over library functions.
 
 ``main(argv) -> int``: 0 success, 1 a ``--fail-on`` finding exists, 2 bad input or usage (one line
-``bandkit: error: ...`` on stderr, no traceback). Add a subcommand by writing ``_add_<name>(subparsers)``
-that sets ``func`` (``func(args) -> int``) and listing it in ``_SUBCOMMANDS``.
+``bandkit: error: ...`` on stderr, no traceback), 70 (``EXIT_INTERNAL``) an internal error (a bug: one
+line ending ``(internal error: please report)``; the traceback only with ``--debug`` or
+``BANDKIT_DEBUG=1``). Add a subcommand by writing ``_add_<name>(subparsers)`` that sets ``func``
+(``func(args) -> int``) and listing it in ``_SUBCOMMANDS``.
 """
 from __future__ import annotations
 
@@ -32,6 +34,9 @@ EPILOG_REPORT = """examples:
   bandkit report results.json --fail-on step,bands   exit 1 when a step or bands are found (CI gating)
   bandkit report history.csv --build sut_version --value value --since 517000 --fail-on regression
 """
+
+#: Exit status of an unexpected exception (a bug, not bad input): sysexits' EX_SOFTWARE.
+EXIT_INTERNAL = 70
 
 #: ``--fail-on`` group -> the finding kinds it catches (from :mod:`bandkit.findings`).
 FAIL_ON_KINDS = {group: fail_on_kinds([group]) for group in FAIL_ON_GROUPS}
@@ -409,9 +414,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "interference in FTQ OS-noise traces and benchmark-runner results.",
         epilog=EPILOG_MAIN, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"bandkit {__version__}")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in _SUBCOMMANDS:
         add(sub)
+    for p in sub.choices.values():  # --debug also after the subcommand
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 
@@ -515,6 +523,17 @@ def _main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         print("bandkit: error: out of memory", file=sys.stderr)
         return 2
+    except Exception as exc:  # a bug: one line and a distinct status; the traceback only with --debug
+        if getattr(args, "debug", False) or os.environ.get("BANDKIT_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        from .render.textutil import escape_control
+
+        msg = escape_control(str(exc).strip())
+        msg = msg if len(msg) <= 300 else msg[:300] + "…"
+        print(f"bandkit: error: {type(exc).__name__}: {msg} (internal error: please report)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 def _command_names(parser: argparse.ArgumentParser) -> list[str]:
