@@ -17,6 +17,8 @@ class InputError(BandkitError):
         self.path = str(path)
         self.line = line
         self.field = field
+        # one line, whatever a library's message held (pandas ends its parser errors with a newline)
+        message = " ".join(str(message).split()) if ("\n" in str(message) or "\r" in str(message)) else message
         self.message = message
         where = self.path
         if line is not None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import BandkitError, InputError
 from ..trace import Trace
-from .runner_common import TIME_UNITS_S, as_float, build_runner_trace, read_json, reject_options
+from .runner_common import TIME_UNITS_S, as_float, build_runner_trace, plausible, read_json, reject_options
 from .source import Source
 
 #: raw.csv header fields of the two layouts (the measured time and its unit).
@@ -88,7 +88,10 @@ def load_criterion(source: Source, **options: Any) -> list[Trace]:
         n_f = as_float(n, source, f"{fi}[{k}]", finite=True)
         if not n_f >= 1:
             raise InputError(source.name, f"iteration count must be >= 1, got {n!r}", field=f"{fi}[{k}]")
-        runs.append(([as_float(t, source, f"{ft}[{k}]", finite=True) / n_f], {"iters": n_f}))
+        v = as_float(t, source, f"{ft}[{k}]", finite=True) / n_f
+        if not plausible(v):
+            raise InputError(source.name, f"time per iteration {v!r} is not of plausible size", field=f"{ft}[{k}]")
+        runs.append(([v], {"iters": n_f}))
     return [build_runner_trace(source, "criterion", name, runs, value_unit="ns",
                                constant_metadata={"sampling_mode": mode} if mode else None,
                                extra={"criterion_layout": "sample.json" + (" (list)" if mode is None else "")})]
@@ -130,6 +133,9 @@ def _load_raw_csv(source: Source) -> list[Trace]:
             if units.setdefault(name, unit) != unit:
                 raise InputError(source.name, f"unit {unit!r} differs from the benchmark's earlier rows "
                                               f"({units[name]!r})", line=ln, field="unit")
+            if not plausible(t * scale / n):
+                raise InputError(source.name, f"time per iteration {t * scale / n!r} is not of plausible size",
+                                 line=ln)
             groups.setdefault(name, []).append(([t * scale / n], {"iters": n}))
     except csv.Error as exc:
         raise InputError(source.name, f"bad raw.csv row ({exc})", line=reader.line_num) from None
@@ -145,6 +151,6 @@ def _number(source: Source, text: str, line: int, field: str) -> float:
         v = float(text)
     except ValueError:
         raise InputError(source.name, f"not a number: {text[:40]!r}", line=line, field=field) from None
-    if not (v == v and abs(v) <= 1e30):
+    if not plausible(v):
         raise InputError(source.name, f"not a finite number of plausible size: {text[:40]!r}", line=line, field=field)
     return v

@@ -41,6 +41,8 @@ def load_csv(source: Source, value: str | None = None, name: str | None = None, 
     if name is not None and series is not None and name != series:
         raise UsageError(f"{source.name}: give either name= or series=, not both")
     df = read_table(source)
+    if not isinstance(df.index, pd.RangeIndex):  # pandas took the leading fields of long rows as an index
+        raise InputError(source.name, "rows have more fields than the header")
     fmt = "parquet" if source.read_bytes()[:4] == b"PAR1" else "csv"
     if df.empty:
         raise InputError(source.name, "table has a header but no rows")

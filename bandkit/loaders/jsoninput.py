@@ -87,10 +87,11 @@ def _nth_bracket(data: bytes, k: int) -> int:
 
 def parse_json(name: str, data: bytes) -> Any:
     """Parse ``data`` (a whole JSON document) within the limits above; InputError naming the
-    file and line otherwise."""
+    file and line otherwise. Lone surrogates (``"\\ud800"``, valid JSON but not text) become U+FFFD."""
     prescan(name, data)
     try:
-        return _loads(name, data)
+        doc = _loads(name, data)
+        return _fix_surrogates(doc) if _SURROGATE.search(data) else doc
     except json.JSONDecodeError as exc:
         first = exc
     except UnicodeDecodeError:
@@ -98,7 +99,8 @@ def parse_json(name: str, data: bytes) -> Any:
     fixed = _BARE_NONFINITE.sub(_fix_token, data)
     if fixed != data:
         try:
-            return _loads(name, fixed)
+            doc = _loads(name, fixed)
+            return _fix_surrogates(doc) if _SURROGATE.search(data) else doc
         except (json.JSONDecodeError, UnicodeDecodeError):
             pass
     raise InputError(name, f"invalid JSON: {first.msg} (column {first.colno})", line=first.lineno)
@@ -117,6 +119,25 @@ def _loads(name: str, data: bytes) -> Any:
             raise
         # int() of a too-long digit string and the like
         raise InputError(name, f"invalid JSON number ({exc})") from None
+
+
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _clean(s: str) -> str:
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if any(
+        "\ud800" <= c <= "\udfff" for c in s) else s
+
+
+def _fix_surrogates(doc: Any) -> Any:
+    """Strings (keys too) with lone surrogates made printable: pairs joined, lone ones U+FFFD."""
+    if isinstance(doc, str):
+        return _clean(doc)
+    if isinstance(doc, list):
+        return [_fix_surrogates(x) for x in doc]
+    if isinstance(doc, dict):
+        return {_clean(k): _fix_surrogates(v) for k, v in doc.items()}
+    return doc
 
 
 def _fix_token(m: "re.Match[bytes]") -> bytes:

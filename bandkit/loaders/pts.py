@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import InputError
 from ..trace import Trace
 from .jsoninput import parse_json
-from .runner_common import MAX_ABS_VALUE, build_runner_trace, reject_options, summary_trace
+from .runner_common import build_runner_trace, plausible, reject_options, summary_trace
 from .source import Source
 
 
@@ -95,7 +95,7 @@ def load_pts(source: Source, **options: Any) -> list[Trace]:
                     v = float(val)
                 except ValueError:
                     continue  # no numeric result (e.g. a failed test): nothing to load
-                if not (math.isfinite(v) and abs(v) <= MAX_ABS_VALUE):
+                if not plausible(v):
                     raise InputError(source.name, f"Value {val[:40]!r} is not a finite number of plausible size",
                                      field=field + "/Value")
                 st = {"statistic": "mean", "mean": v, "source": "PTS Value (mean of the trials; no RawString)"}
@@ -116,7 +116,7 @@ def _numbers(source: Source, raw: str, field: str) -> list[float]:
             v = float(x)
         except ValueError:
             raise InputError(source.name, f"RawString holds a non-number: {raw[:60]!r}", field=field) from None
-        if not (math.isfinite(v) and abs(v) <= MAX_ABS_VALUE):
+        if not plausible(v):
             raise InputError(source.name, f"RawString value {x[:40]!r} is not a finite number of plausible size",
                              field=field)
         out.append(v)

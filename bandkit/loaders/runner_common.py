@@ -57,9 +57,15 @@ def _typename(typ: type | tuple[type, ...]) -> str:
     return typ.__name__
 
 
-#: Largest magnitude accepted for a measured value (any unit): beyond it, sums and squares in the
-#: analyses would overflow; no real measurement comes near it.
+#: Magnitudes accepted for a measured value (any unit; 0 too): outside, sums, squares and ratios in
+#: the analyses overflow; no real measurement comes near either bound.
 MAX_ABS_VALUE = 1e30
+MIN_ABS_VALUE = 1e-30
+
+
+def plausible(v: float) -> bool:
+    """A measured value bandkit can analyse: finite, 0 or of magnitude within MIN/MAX_ABS_VALUE."""
+    return v == 0 or MIN_ABS_VALUE <= abs(v) <= MAX_ABS_VALUE  # False for NaN and inf
 
 
 def as_float(v: Any, source: Source, field: str, *, finite: bool = False) -> float:
@@ -73,8 +79,9 @@ def as_float(v: Any, source: Source, field: str, *, finite: bool = False) -> flo
         f = float(v)
     except (ValueError, OverflowError):
         raise InputError(source.name, f"expected a number, got {str(v)[:40]!r}", field=field) from None
-    if finite and not (math.isfinite(f) and abs(f) <= MAX_ABS_VALUE):
-        raise InputError(source.name, f"measured value {f!r} is not a finite number of plausible size", field=field)
+    if finite and not plausible(f):
+        raise InputError(source.name, f"measured value {f!r} is not a finite number of plausible size "
+                                      f"(0 or {MIN_ABS_VALUE:g} .. {MAX_ABS_VALUE:g})", field=field)
     return f
 
 
@@ -83,7 +90,8 @@ def as_floats(values: list, source: Source, field: str, *, finite: bool = True) 
     if not any(type(v) is bool or v is None or type(v) is str for v in values):
         try:
             arr = np.asarray(values, dtype=np.float64)
-            if arr.ndim == 1 and (not finite or (np.isfinite(arr).all() and np.abs(arr).max(initial=0) <= MAX_ABS_VALUE)):
+            a = np.abs(arr)
+            if arr.ndim == 1 and (not finite or bool(np.all((a == 0) | ((a >= MIN_ABS_VALUE) & (a <= MAX_ABS_VALUE))))):
                 return arr.tolist()
         except (TypeError, ValueError, OverflowError):
             pass

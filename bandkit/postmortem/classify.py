@@ -148,11 +148,16 @@ def welch_ratio(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | Non
     se = math.sqrt(va + vb)
     diff = float(np.mean(b) - np.mean(a))
     if se == 0:
-        return math.exp(diff), math.exp(diff), (0.0 if diff != 0 else 1.0)
+        return _exp(diff), _exp(diff), (0.0 if diff != 0 else 1.0)
     df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1) if len(a) > 1 else 0) + (vb ** 2 / (len(b) - 1) if len(b) > 1 else 0))
     t = stats.t.ppf(0.975, df)
     p = float(2 * stats.t.sf(abs(diff / se), df))
-    return math.exp(diff - t * se), math.exp(diff + t * se), p
+    return _exp(diff - t * se), _exp(diff + t * se), p
+
+
+def _exp(x: float) -> float:
+    """exp without OverflowError (a CI end of a few runs spread over decades can be astronomical)."""
+    return math.exp(x) if x < 709.0 else math.inf
 
 
 @dataclass(frozen=True)

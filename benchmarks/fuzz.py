@@ -1,0 +1,278 @@
+"""Long mutation-fuzzing run of bandkit's inputs (issue 14), on demand; results in RESULTS_fuzz.md.
+
+Every mutant (``tests/fuzz/fuzzkit.py``: seeds from ``data/``, seeded mutators) goes through the
+whole pipeline: load (auto-detected, or forced for 20 %) -> analyse -> JSON report validated
+against the report schema -> text.
+Every 10th runner mutant (``--compare-every``) is also compared with its seed.
+Worker processes run chunks of mutant indices; the parent watches each mutant:
+
+- hang: a mutant that uses more than ``--hang-cpu`` CPU seconds (default 10; CPU, not wall time,
+  because the machine is shared) or ``--hang-wall`` wall seconds is killed and recorded;
+- memory: workers run under ``RLIMIT_AS`` (``--max-gb``, default 4: the libraries alone map
+  ~1.5 GB of address space) so a runaway allocation fails instead of taking the machine; their peak
+  resident set is read after every mutant and one above ``--rss-gb`` (default 2) is recorded.
+
+Chunks are appended to a JSONL file as they finish, so a run can be stopped and resumed
+(``--resume``); ``--summary`` prints the per-format table. Examples::
+
+    nice -n 19 python benchmarks/fuzz.py --count 100000 --workers 2 --out benchmarks/fuzz_results.jsonl
+    python benchmarks/fuzz.py --summary --out benchmarks/fuzz_results.jsonl
+    python benchmarks/fuzz.py --replay pyperf:12345 --keep /tmp/m   # rerun one mutant, keep its files
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import queue
+import resource
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
+sys.path.insert(0, str(ROOT))
+
+import fuzzkit  # noqa: E402
+
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            parts = fh.read().rsplit(")", 1)[1].split()
+        return (int(parts[11]) + int(parts[12])) / CLK
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def _worker(tasks, results, slot, state, max_gb: float, rss_gb: float, flush: int, args_compare_every: int) -> None:
+    """Run tasks (fmt, start, stop); post a record every ``flush`` mutants. ``state[slot]`` = index in
+    progress (-1 idle), ``state[slot + 1]`` = its start time."""
+    if max_gb > 0:
+        lim = int(max_gb * 2 ** 30)
+        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+    corpus = fuzzkit.corpus()
+    seeds = {}
+    workdir = Path(tempfile.mkdtemp(prefix="bandkit-fuzz-"))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    while True:
+        try:
+            task = tasks.get(timeout=1)
+        except queue.Empty:
+            continue
+        if task is None:
+            return
+        fmt, start, stop = task
+        results.put({"event": "task", "slot": slot, "fmt": fmt, "start": start, "stop": stop})
+        lo = start
+        counts: Counter = Counter()
+        fails = []
+        t0, c0 = time.time(), time.process_time()
+        for i in range(start, stop):
+            state[slot] = i
+            state[slot + 1] = time.time()
+            kw = {}
+            if fmt not in ("ftq", "ftq-2009", "ftq-mpi") and i % args_compare_every == 0:
+                if fmt not in seeds:
+                    seeds[fmt] = fuzzkit.write_seed(corpus[fmt][0], Path(tempfile.mkdtemp(dir=workdir)))
+                kw["compare_with"] = seeds[fmt]
+            out, info = fuzzkit.run_mutant(fmt, i, corpus, workdir, **kw)
+            counts[out.kind] += 1
+            if out.kind in fuzzkit.FAILURES:
+                fails.append({"index": i, "kind": out.kind, "signature": out.signature, "detail": out.detail,
+                              "ops": info["ops"], "seed": info["seed"], "size": info["size"],
+                              "traceback": out.info.get("traceback", "")[-1500:]})
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # GB (ru_maxrss in KB)
+            over = rss > rss_gb
+            if over:
+                fails.append({"index": i, "kind": "rss", "signature": f"peak RSS {rss:.2f} GB", "ops": info["ops"],
+                              "seed": info["seed"], "size": info["size"]})
+                counts["rss"] += 1
+            if over or i + 1 == stop or (i + 1 - lo) >= flush:
+                state[slot] = -1
+                results.put({"fmt": fmt, "start": lo, "stop": i + 1, "counts": dict(counts), "fails": fails,
+                             "cpu_s": time.process_time() - c0, "wall_s": time.time() - t0, "max_rss_gb": rss})
+                lo, counts, fails, t0, c0 = i + 1, Counter(), [], time.time(), time.process_time()
+            if over:  # the high-water mark cannot be reset: the parent starts a fresh worker
+                if i + 1 < stop:
+                    tasks.put((fmt, i + 1, stop))
+                return
+
+
+def run(args) -> None:
+    out = Path(args.out)
+    done: set[tuple[str, int]] = set()
+    if args.resume and out.exists():
+        for line in out.read_text().splitlines():
+            r = json.loads(line)
+            for i in range(r["start"], r["stop"]):
+                done.add((r["fmt"], i))
+    formats = args.formats.split(",") if args.formats else list(fuzzkit.corpus())
+    end = args.start + args.count
+    pending = []
+    for s in range(args.start, end, args.chunk):
+        for f in formats:
+            todo = [i for i in range(s, min(s + args.chunk, end)) if (f, i) not in done]
+            if todo:
+                pending.append((f, todo[0], todo[-1] + 1))  # a resumed chunk restarts at its first gap
+    total = sum(e - s for _, s, e in pending)
+    print(f"{len(pending)} chunks, {total} mutants to run", flush=True)
+    ctx = mp.get_context("fork")
+    tasks, results = ctx.Queue(), ctx.Queue()
+    state = ctx.Array("d", 2 * args.workers)
+    for t in pending:
+        tasks.put(t)
+    workers: dict[int, list] = {}  # k -> [process, timed index, CPU at its start, current task]
+
+    def start(k: int) -> None:
+        state[2 * k] = -1
+        p = ctx.Process(target=_worker, args=(tasks, results, 2 * k, state, args.max_gb, args.rss_gb, args.flush,
+                                              args.compare_every), daemon=True)
+        p.start()
+        workers[k] = [p, None, 0.0, None]
+
+    for k in range(args.workers):
+        start(k)
+    covered = 0
+    flushed: dict[int, int] = {}  # slot -> first index not yet recorded in its current task
+    with out.open("a") as fh:
+        while covered < total:
+            try:
+                r = results.get(timeout=0.5)
+                if r.get("event") == "task":
+                    workers[r["slot"] // 2][3] = (r["fmt"], r["start"], r["stop"])
+                    flushed[r["slot"]] = r["start"]
+                    continue
+                fh.write(json.dumps(r) + "\n")
+                fh.flush()
+                covered += r["stop"] - r["start"]
+                for k, w in workers.items():
+                    if w[3] and w[3][0] == r["fmt"] and w[3][1] <= r["start"] < w[3][2]:
+                        flushed[2 * k] = r["stop"]
+                print(f"{r['fmt']:>16} {r['start']:>7}-{r['stop']:<7} {r['counts']} {r['cpu_s']:.0f} s cpu "
+                      f"{len(r['fails'])} failures [{covered}/{total}]", flush=True)
+            except queue.Empty:
+                pass
+            for k, w in list(workers.items()):
+                p, timed, cpu0, task = w
+                if not p.is_alive():
+                    start(k)
+                    continue
+                idx = int(state[2 * k])
+                if idx < 0:
+                    w[1] = None
+                    continue
+                cpu = _cpu_seconds(p.pid)
+                if timed != idx:
+                    w[1], w[2] = idx, cpu
+                    continue
+                if cpu - cpu0 > args.hang_cpu or time.time() - state[2 * k + 1] > args.hang_wall:
+                    p.kill()
+                    p.join()
+                    fmt, _, stop = task
+                    rec = {"fmt": fmt, "start": idx, "stop": idx + 1, "counts": {"hang": 1},
+                           "fails": [{"index": idx, "kind": "hang", "signature": f"> {args.hang_cpu:g} s CPU",
+                                      "cpu_s": cpu - cpu0}], "cpu_s": cpu - cpu0, "wall_s": 0, "max_rss_gb": 0}
+                    fh.write(json.dumps(rec) + "\n")
+                    fh.flush()
+                    covered += 1
+                    print(f"HANG {fmt} {idx}", flush=True)
+                    lo = flushed.get(2 * k, idx)
+                    if lo < idx:  # mutants run but not yet recorded: run them again
+                        tasks.put((fmt, lo, idx))
+                    if idx + 1 < stop:
+                        tasks.put((fmt, idx + 1, stop))
+                    start(k)
+    for _ in workers:
+        tasks.put(None)
+
+
+def summary(args) -> None:
+    per: dict[str, Counter] = {}
+    sigs: Counter = Counter()
+    cpu: Counter = Counter()
+    rss: dict[str, float] = {}
+    examples = {}
+    seen: set = set()
+    for line in Path(args.out).read_text().splitlines():
+        r = json.loads(line)
+        key = (r["fmt"], r["start"], r["stop"])
+        if key in seen:  # a range run twice (resumed run): count once
+            continue
+        seen.add(key)
+        per.setdefault(r["fmt"], Counter()).update(r["counts"])
+        cpu[r["fmt"]] += r.get("cpu_s", 0)
+        rss[r["fmt"]] = max(rss.get(r["fmt"], 0), r.get("max_rss_gb", 0))
+        for f in r["fails"]:
+            sigs[(r["fmt"], f["kind"], f["signature"])] += 1
+            examples.setdefault((r["fmt"], f["kind"], f["signature"]), f)
+    print("| format | mutants | ok | refused (one-line error) | crash | bad message | schema | memory | hang | "
+          "RSS > 2 GB | CPU s / mutant | peak RSS GB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    tot = Counter()
+    for fmt, c in sorted(per.items()):
+        n = sum(c.values())
+        tot.update(c)
+        print(f"| {fmt} | {n:,} | {c['ok']:,} | {c['refused']:,} | {c['crash']} | {c['bad_message']} | {c['schema']} | "
+              f"{c['memory']} | {c['hang']} | {c['rss']} | {cpu[fmt] / max(n, 1):.3f} | {rss[fmt]:.2f} |")
+    n = sum(tot.values())
+    print(f"| all | {n:,} | {tot['ok']:,} | {tot['refused']:,} | {tot['crash']} | {tot['bad_message']} | "
+          f"{tot['schema']} | {tot['memory']} | {tot['hang']} | {tot['rss']} | {sum(cpu.values()) / max(n, 1):.3f} | "
+          f"{max(rss.values(), default=0):.2f} |")
+    for (fmt, kind, sig), k in sigs.most_common(args.top):
+        ex = examples[(fmt, kind, sig)]
+        print(f"{k:6d} {fmt} {kind}: {sig} (e.g. #{ex['index']} {ex.get('ops')} {ex.get('detail', '')[:160]})")
+
+
+def replay(args) -> None:
+    fmt, idx = args.replay.rsplit(":", 1)
+    corpus = fuzzkit.corpus()
+    mutant, info = fuzzkit.mutate(corpus[fmt][0], int(idx), corpus)
+    d = Path(args.keep) if args.keep else Path(tempfile.mkdtemp())
+    d.mkdir(parents=True, exist_ok=True)
+    t = time.process_time()
+    o = fuzzkit.run_target(mutant, d, forced=info["forced"])
+    print(info, o.kind, o.signature, o.detail, f"{time.process_time() - t:.2f} s CPU", f"files in {d}")
+    if o.info.get("traceback"):
+        print(o.info["traceback"])
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--formats", help="comma-separated (default: all in the corpus)")
+    ap.add_argument("--count", type=int, default=1000, help="mutants per format")
+    ap.add_argument("--start", type=int, default=0, help="first mutant index")
+    ap.add_argument("--chunk", type=int, default=500, help="mutants per task")
+    ap.add_argument("--flush", type=int, default=50, help="mutants per result record")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "fuzz_results.jsonl"))
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--compare-every", type=int, default=10,
+                    help="runner mutants: every N-th is also compared with its seed (bandkit compare)")
+    ap.add_argument("--hang-cpu", type=float, default=10.0)
+    ap.add_argument("--hang-wall", type=float, default=600.0)
+    ap.add_argument("--max-gb", type=float, default=4.0)
+    ap.add_argument("--rss-gb", type=float, default=2.0)
+    ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--top", type=int, default=40)
+    ap.add_argument("--replay", metavar="FMT:INDEX")
+    ap.add_argument("--keep", metavar="DIR", help="with --replay: write the mutant's files here")
+    args = ap.parse_args(argv)
+    if args.summary:
+        summary(args)
+    elif args.replay:
+        replay(args)
+    else:
+        run(args)
+
+
+if __name__ == "__main__":
+    main()

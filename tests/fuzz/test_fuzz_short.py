@@ -1,0 +1,56 @@
+"""Short deterministic fuzz run (issue 14): a fixed set of mutants of every format's seeds goes
+through load -> analyse -> JSON (validated against the report schema) -> text; nothing may raise
+anything but a one-line BandkitError. The long run is ``benchmarks/fuzz.py`` (RESULTS_fuzz.md);
+a failure here replays with ``python benchmarks/fuzz.py --replay FORMAT:INDEX``."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+import fuzzkit
+
+#: Mutants per format in CI (indices 0..N-1; the long run covers far more).
+N_SHORT = 60
+CORPUS = fuzzkit.corpus()
+
+
+def test_corpus_covers_every_format_and_seeds_load(tmp_path):
+    from bandkit.loaders import FORMATS
+
+    assert set(CORPUS) == set(FORMATS)
+    for fmt, seeds in CORPUS.items():
+        kinds = []
+        for i, seed in enumerate(seeds):
+            out = fuzzkit.run_target(seed, _mkdir(tmp_path / f"{fmt}{i}"))
+            assert out.kind in ("ok", "refused"), (fmt, seed.name, out)
+            assert sum(len(b) for _, b in seed.files) < 1 << 20
+            kinds.append(out.kind)
+        assert "ok" in kinds, fmt
+
+
+def test_mutants_are_deterministic():
+    a, ia = fuzzkit.mutate(CORPUS["pyperf"][0], 17, CORPUS)
+    b, ib = fuzzkit.mutate(CORPUS["pyperf"][0], 17, CORPUS)
+    assert a == b and ia == ib
+    c, _ = fuzzkit.mutate(CORPUS["pyperf"][0], 18, CORPUS)
+    assert c != a
+
+
+@pytest.mark.parametrize("fmt", sorted(CORPUS))
+def test_short_fuzz_run(fmt, tmp_path):
+    kinds: Counter = Counter()
+    failures = []
+    compare_with = None if fmt.startswith("ftq") else fuzzkit.write_seed(CORPUS[fmt][0], _mkdir(tmp_path / "seed"))
+    for i in range(N_SHORT):
+        out, info = fuzzkit.run_mutant(fmt, i, CORPUS, tmp_path, compare_with=compare_with if i % 5 == 0 else None)
+        kinds[out.kind] += 1
+        if out.kind in fuzzkit.FAILURES:
+            failures.append(f"{fmt}:{i} {out.kind} {out.signature} {info['ops']}\n{out.info.get('traceback', '')}")
+    assert not failures, "\n".join(failures)
+    assert kinds["ok"] + kinds["refused"] == N_SHORT
+
+
+def _mkdir(p):
+    p.mkdir()
+    return p
