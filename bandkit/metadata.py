@@ -34,8 +34,13 @@ __all__ = [
     "metadata_unit",
 ]
 
-_FREQ_RE = re.compile(r"(\d[\d,\-\s]*)=\s*(\d+(?:\.\d+)?)\s*MHz")
+_FREQ_ITEM = re.compile(r"=\s*(\d+(?:\.\d+)?)\s*MHz")
+_CPU_LIST_CHARS = frozenset("0123456789,- \t\r\n")
 _TEMP_RE = re.compile(r"([^,;=]+?)=\s*(-?\d+(?:\.\d+)?)\s*C\b")
+#: Most CPUs one cpu list may name (the largest machines have a few thousand logical CPUs).
+MAX_CPUS = 8192
+#: Longest composite metadata string parsed (pyperf's are well under 1 kB).
+MAX_COMPOSITE = 65536
 
 
 def parse_cpu_list(text: str) -> list[int]:
@@ -53,6 +58,8 @@ def parse_cpu_list(text: str) -> list[int]:
             cpus.extend(range(lo_i, hi_i + 1))
         else:
             cpus.append(int(part))
+        if len(cpus) > MAX_CPUS:
+            raise ValueError(f"more than {MAX_CPUS} CPUs in a CPU list")
     return cpus
 
 
@@ -62,12 +69,23 @@ def parse_cpu_freq(text: str) -> dict[int, float]:
     >>> parse_cpu_freq("1,3,5=3332 MHz; 13=1828 MHz")
     {1: 3332.0, 3: 3332.0, 5: 3332.0, 13: 1828.0}
     """
+    if len(text) > MAX_COMPOSITE:
+        raise ValueError(f"cpu_freq string of {len(text)} characters")
     out: dict[int, float] = {}
-    for cpus, mhz in _FREQ_RE.findall(text):
-        for cpu in parse_cpu_list(cpus.replace(" ", "")):
-            out[cpu] = float(mhz)
+    for m in _FREQ_ITEM.finditer(text):  # each "=N MHz", then its CPU list backwards (linear time)
+        i = m.start()
+        while i > 0 and text[i - 1] in _CPU_LIST_CHARS:
+            i -= 1
+        cpus = text[i:m.start()]
+        first = next((k for k, c in enumerate(cpus) if c.isdigit()), None)
+        if first is None:
+            continue
+        for cpu in parse_cpu_list(re.sub(r"\s", "", cpus[first:])):
+            out[cpu] = float(m.group(1))
+        if len(out) > MAX_CPUS:
+            raise ValueError(f"more than {MAX_CPUS} CPUs")
     if not out and text.strip():
-        raise ValueError(f"no 'CPUS=N MHz' group in {text!r}")
+        raise ValueError(f"no 'CPUS=N MHz' group in {text[:80]!r}")
     return out
 
 
@@ -77,11 +95,16 @@ def parse_cpu_temp(text: str) -> dict[str, float]:
     >>> parse_cpu_temp("coretemp:Package id 0=56 C, coretemp:Core 8=57 C")
     {'coretemp:Package id 0': 56.0, 'coretemp:Core 8': 57.0}
     """
+    if len(text) > MAX_COMPOSITE:
+        raise ValueError(f"cpu_temp string of {len(text)} characters")
     out: dict[str, float] = {}
-    for sensor, temp in _TEMP_RE.findall(text):
-        out[sensor.strip()] = float(temp)
+    for item in re.split(r"[,;]", text):  # items are short: the lazy match stays linear overall
+        if len(item) > 1000:
+            continue
+        for sensor, temp in _TEMP_RE.findall(item):
+            out[sensor.strip()] = float(temp)
     if not out and text.strip():
-        raise ValueError(f"no 'SENSOR=N C' item in {text!r}")
+        raise ValueError(f"no 'SENSOR=N C' item in {text[:80]!r}")
     return out
 
 
@@ -90,6 +113,8 @@ def parse_date(text: Any) -> pd.Timestamp:
 
     Time zones are dropped (converted to UTC first when given) so that all dates compare.
     """
+    if isinstance(text, str) and len(text) > 100:
+        raise ValueError(f"date string of {len(text)} characters")
     ts = pd.Timestamp(text)
     if ts.tzinfo is not None:
         ts = ts.tz_convert("UTC").tz_localize(None)

@@ -418,3 +418,32 @@ def test_detection_sees_keys_beyond_the_head(tmp_path):
     p = tmp_path / "big.json"
     p.write_text(json.dumps(doc))
     assert _fmt(p) == "pyperf"
+
+
+# -- metadata strings: linear-time parsing, bounded sizes ------------------------------------------
+def test_cpu_freq_and_temp_parsing_unchanged_and_bounded():
+    from bandkit.metadata import parse_cpu_freq, parse_cpu_temp
+
+    assert parse_cpu_freq("1,3,5=3332 MHz; 13=1828 MHz") == {1: 3332.0, 3: 3332.0, 5: 3332.0, 13: 1828.0}
+    assert parse_cpu_freq("0-1=2000 MHz, 2=1000 MHz") == {0: 2000.0, 1: 2000.0, 2: 1000.0}
+    assert parse_cpu_temp("coretemp:Package id 0=56 C, coretemp:Core 8=57 C") == \
+        {"coretemp:Package id 0": 56.0, "coretemp:Core 8": 57.0}
+    # a long list of CPU numbers without '=' (quadratic for the former regex): refused, not slow
+    with pytest.raises(ValueError, match="no 'CPUS=N MHz'"):
+        parse_cpu_freq(", ".join(map(str, range(9000))))
+    with pytest.raises(ValueError, match="characters"):
+        parse_cpu_freq(", ".join(map(str, range(30000))))
+    with pytest.raises(ValueError, match="more than 8192 CPUs"):
+        parse_cpu_freq("0-8000,0-8000=1000 MHz")
+    with pytest.raises(ValueError, match="no 'SENSOR=N C' item in 'xxx"):
+        parse_cpu_temp("x" * 60000 + "=5 C")
+
+
+def test_pyperf_metadata_sizes_bounded(tmp_path):
+    doc = {"version": "1.0", "metadata": {"name": "b"},
+           "benchmarks": [{"runs": [{"values": [1.0], "metadata": {"cpu_freq": list(range(5000))}}]}]}
+    p = tmp_path / "m.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(InputError) as err:
+        bandkit.load(p)
+    assert err.value.field == "benchmarks[0].runs[0].metadata.cpu_freq" and "array of 5000 items" in str(err.value)

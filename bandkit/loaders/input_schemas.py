@@ -35,8 +35,13 @@ def _object(values: dict[str, Any] | None = None, max_keys: int = MAX_KEYS) -> d
     return out
 
 
-#: Metadata values: scalars or flat lists of scalars (pyperf writes lists at suite level).
-METADATA = _object({"anyOf": [SCALAR, {"type": "array", "maxItems": MAX_KEYS, "items": SCALAR}]})
+#: Metadata values: scalars or flat lists of scalars (pyperf writes lists at suite level); real
+#: ones have tens of keys and strings of at most a few kB.
+MAX_METADATA_KEYS = 4096
+MAX_METADATA_STRING = 65536
+MD_SCALAR = {"type": ["string", "number", "boolean", "null"], "maxLength": MAX_METADATA_STRING}
+METADATA = _object({"anyOf": [MD_SCALAR, {"type": "array", "maxItems": MAX_METADATA_KEYS, "items": MD_SCALAR}]},
+                   max_keys=MAX_METADATA_KEYS)
 
 _PYPERF_RUN = {
     "type": "object",
@@ -78,7 +83,7 @@ HYPERFINE = {
             "times": _numbers(),
             "exit_codes": {"type": "array", "maxItems": MAX_VALUES, "items": {"type": ["integer", "null"]}},
             "memory_usage_byte": _numbers(null=True),
-            "parameters": _object(SCALAR),
+            "parameters": _object(MD_SCALAR, max_keys=MAX_METADATA_KEYS),
         },
     }}},
 }
@@ -87,8 +92,9 @@ GBENCH = {
     "type": "object",
     "required": ["benchmarks"],
     "properties": {
-        "context": _object({"anyOf": [SCALAR, {"type": "array", "maxItems": MAX_KEYS},
-                                      {"type": "object", "maxProperties": MAX_KEYS}]}),
+        "context": _object({"anyOf": [MD_SCALAR, {"type": "array", "maxItems": MAX_METADATA_KEYS},
+                                      {"type": "object", "maxProperties": MAX_METADATA_KEYS}]},
+                           max_keys=MAX_METADATA_KEYS),
         "benchmarks": {"type": "array", "maxItems": MAX_VALUES, "items": {
             "type": "object",
             "required": ["name"],
@@ -110,7 +116,8 @@ PYTEST_BENCHMARK = {
     "type": "object",
     "required": ["benchmarks"],
     "properties": {
-        "machine_info": _object(), "commit_info": _object(), "datetime": STR,
+        "machine_info": _object(max_keys=MAX_METADATA_KEYS), "commit_info": _object(max_keys=MAX_METADATA_KEYS),
+        "datetime": STR,
         "benchmarks": {"type": "array", "maxItems": MAX_BENCHMARKS, "items": {
             "type": "object",
             "required": ["stats"],

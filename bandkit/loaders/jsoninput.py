@@ -192,7 +192,11 @@ def _what(exc: Any) -> str:
         msg = msg[len(name) + 1:]
     rule = getattr(exc, "rule", None)
     value = getattr(exc, "value", None)
-    if rule in ("type", "anyOf", "oneOf"):
+    if rule in ("anyOf", "oneOf"):
+        size = f" of {len(value)} items" if isinstance(value, (list, dict)) else \
+            f" of {len(value)} characters" if isinstance(value, str) else ""
+        msg = f"wrong type or size: got {_type_name(value)}{size}"
+    elif rule == "type":
         msg += f", got {_type_name(value)}"
     elif rule in ("maxItems", "minItems", "maxProperties") and hasattr(value, "__len__"):
         msg += f" (has {len(value)})"
