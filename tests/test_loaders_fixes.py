@@ -135,7 +135,8 @@ def test_pytest_benchmark_summary_only_carries_statistics(tmp_path):
     entry = json.loads(rep.to_json())["traces"][0]
     assert entry["summary_stats"]["mean"] == 0.00121 and entry["summary_stats"]["n"] == 120
     text = rep.to_text(color=False)
-    assert "120" in text and "mean" in text
+    assert "the file states: mean 1.21 ms ± 110 µs (sd)" in text and "n = 120 × 10" in text
+    assert "the file states" in rep.to_html()
 
 
 def test_asv_v1_and_v2_summary_stats(tmp_path):

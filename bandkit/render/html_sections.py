@@ -336,6 +336,10 @@ def postmortem_html(section, tr) -> str:
             rows.append([label, fmt_runs(runs)])
     if extra.get("note"):
         rows.append(["note", extra["note"]])
+    if f.get("summary_stats"):
+        from .text_runners import summary_stats_text
+
+        rows.append(["the file states", summary_stats_text(f["summary_stats"], unit)])
     out.append(table_html(rows, numeric=[False, False]))
     sus = f.get("suspects") or []
     if sus:
