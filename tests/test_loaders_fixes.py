@@ -448,3 +448,17 @@ def test_pyperf_metadata_sizes_bounded(tmp_path):
     with pytest.raises(InputError) as err:
         bandkit.load(p)
     assert err.value.field == "benchmarks[0].runs[0].metadata.cpu_freq" and "array of 5000 items" in str(err.value)
+
+
+@pytest.mark.parametrize("runs", [[[0.0]] * 3 + [[1.0]] * 3, [[1.0]] * 3 + [[0.0]] * 3])
+def test_runner_step_from_or_to_zero_is_reported(tmp_path, runs):
+    from bandkit.schema import validate_report
+
+    p = tmp_path / "z.json"
+    p.write_text(json.dumps({"version": "1.0", "metadata": {"name": "b", "unit": "second"},
+                             "benchmarks": [{"runs": [{"values": v} for v in runs]}]}))
+    rep = bandkit.analyze(bandkit.load(p))
+    doc = json.loads(rep.to_json())
+    validate_report(doc)
+    assert doc["traces"][0]["verdict"] == "step" and doc["traces"][0]["steps"][0]["run"] == 4
+    assert "step at run 4" in rep.to_text(color=False)

@@ -55,7 +55,8 @@ def postmortem(trace: Trace, *, min_ratio: float = 1.05, noise_floor: float = 0.
         ia, ib = ia[cl.labels[ia] >= 0], ib[cl.labels[ib] >= 0]
         before, after = float(np.mean(rt.means[ia])), float(np.mean(rt.means[ib]))
         lo, hi, p = welch_ratio(logm[ia], logm[ib])
-        steps.append(Step(int(runs[s1]), before, after, after / before, lo, hi, p, len(ia), len(ib)))
+        ratio = after / before if before != 0 else (np.inf if after > 0 else np.nan)  # a step up from 0
+        steps.append(Step(int(runs[s1]), before, after, ratio, lo, hi, p, len(ia), len(ib)))
     bands = []
     nk = len(rt)
     for k in range(len(cl.levels)):
@@ -75,7 +76,8 @@ def postmortem(trace: Trace, *, min_ratio: float = 1.05, noise_floor: float = 0.
         steps = []
     elif verdict == "step" and steps:
         steps = _with_location_ci(steps, logm, runs)
-        big = max(range(len(steps)), key=lambda i: abs(np.log(steps[i].ratio)))
+        with np.errstate(divide="ignore", invalid="ignore"):  # ratio 0 or inf: a step from or to 0
+            big = max(range(len(steps)), key=lambda i: abs(np.log(steps[i].ratio)))
         step_index = int(np.flatnonzero(runs == steps[big].run)[0])
         affected[step_index:] = True
         reference = f"runs from {steps[big].run} on vs the runs before"

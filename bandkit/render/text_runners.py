@@ -120,7 +120,7 @@ def render(section) -> list[str]:
             p = fmt_p(s.get("p_value"))
             loc = "–" if s.get("run_ci_low") is None else f"{s['run_ci_low']}–{s['run_ci_high']}"
             rows.append([str(s["run"]), loc, fmt_value(s["before"], unit), fmt_value(s["after"], unit),
-                         f"{s['ratio']:.3f}", ci, p, factor_text(s["ratio"])])
+                         "–" if s.get("ratio") is None else f"{s['ratio']:.3f}", ci, p, factor_text(s["ratio"])])
         lines += ["  " + x for x in table(rows, ["step at run", "95 % runs", "before", "after", "ratio", "95 % CI",
                                                  "p", ""])]
     if f["verdict"] in ("bimodal", "bands") and f["bands"]:
