@@ -373,6 +373,74 @@ def m_json(rng, data, seed, others):
     return text.encode("utf-8", "surrogatepass")
 
 
+def _transform(rng, vals: list[float]) -> list[float]:
+    """A hostile but well-formed change to a series of numbers (keeps it a list of numbers)."""
+    n = len(vals)
+    op = int(rng.integers(12))
+    if op == 0:
+        return [0.0] * n
+    if op == 1:
+        return [0.0] * (n // 2) + vals[n // 2:]
+    if op == 2:
+        return [vals[0]] * n if n else vals
+    if op == 3:
+        return [-v for v in vals]
+    if op == 4:
+        return [v * float(rng.choice([1e25, 1e-25, 1e300, 1e-300])) for v in vals]
+    if op == 5:
+        return sorted(vals)
+    if op == 6:
+        return vals[:1]
+    if op == 7:
+        return vals * int(rng.integers(2, 200))
+    if op == 8:  # a step: the second half scaled
+        return vals[: n // 2] + [v * float(rng.choice([2.0, 0.5, 10.0, 1.0001])) for v in vals[n // 2:]]
+    if op == 9:  # two alternating levels (bands)
+        return [v * (1.5 if k % 2 else 1.0) for k, v in enumerate(vals)]
+    if op == 10:  # spikes
+        return [v * (100.0 if rng.random() < 0.05 else 1.0) for v in vals]
+    return [float(int(v)) for v in vals]  # integer-valued
+
+
+def m_json_values(rng, data, seed, others):
+    """A list of numbers in the document transformed (structure kept: reaches the analyses)."""
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return data
+    arrays = [p for p in _walk(doc) if isinstance(_get(doc, p), list) and _get(doc, p)
+              and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in _get(doc, p))]
+    if not arrays:
+        return m_json(rng, data, seed, others)
+    for _ in range(int(rng.integers(1, 4))):
+        path = arrays[int(rng.integers(len(arrays)))]
+        _set(doc, path, _transform(rng, [float(x) for x in _get(doc, path)]))
+    return json.dumps(doc).encode()
+
+
+def m_column(rng, data, seed, others):
+    """A numeric column of a text table (FTQ body, CSV, turbostat, raw.csv) transformed."""
+    lines = data.split(b"\n")
+    rows = [i for i, ln in enumerate(lines) if ln and not ln.startswith(b"#") and _NUM_RE.match(ln.split()[0]
+                                                                                                    if ln.split() else b"")]
+    if len(rows) < 3:
+        return m_lines(rng, data, seed, others)
+    sep = b"," if b"," in lines[rows[0]] else b"\t" if b"\t" in lines[rows[0]] else None
+    fields = [lines[i].split(sep) for i in rows]
+    width = min(len(f) for f in fields)
+    col = int(rng.integers(width))
+    try:
+        vals = [float(f[col]) for f in fields]
+    except ValueError:
+        return m_lines(rng, data, seed, others)
+    new = _transform(rng, vals)[: len(fields)]
+    is_int = all(v == int(v) for v in vals if abs(v) < 1e18)
+    for f, v, i in zip(fields, new, rows):
+        f[col] = (b"%d" % int(v)) if is_int and abs(v) < 9e18 else repr(v).encode()
+        lines[i] = (sep or b" ").join(f)
+    return b"\n".join(lines)
+
+
 def m_xml(rng, data, seed, others):
     text = data.decode("utf-8", "replace")
     op = int(rng.integers(6))
@@ -400,7 +468,7 @@ def m_xml(rng, data, seed, others):
 
 
 GENERIC = [m_flip, m_interesting_byte, m_delete, m_insert, m_truncate, m_splice, m_number, m_lines, m_encoding]
-WEIGHTS = {"json": [m_json] * 6, "xml": [m_xml] * 4, "text": [m_number, m_lines] * 2}
+WEIGHTS = {"json": [m_json] * 6 + [m_json_values] * 6, "xml": [m_xml] * 4, "text": [m_number, m_lines] * 2 + [m_column] * 6}
 JSON_FORMATS = {"pyperf", "hyperfine", "gbench", "pytest-benchmark", "asv"}
 
 
