@@ -31,6 +31,7 @@ and the same without the noisy ones.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -207,7 +208,9 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
         if np.ptp(la) == 0 and np.ptp(lb) == 0:
             p = 0.0 if la[0] != lb[0] else 1.0
         else:
-            p = float(stats.ttest_ind(la, lb, equal_var=False).pvalue)
+            with warnings.catch_warnings():  # nearly identical runs: scipy warns of precision loss
+                warnings.simplefilter("ignore", RuntimeWarning)
+                p = float(stats.ttest_ind(la, lb, equal_var=False).pvalue)
         sig = bool(p < alpha and (hi < 1 or lo > 1))
         pa, pb = postmortem(A), postmortem(B)
         reasons = []
@@ -265,7 +268,9 @@ def _compare_stats(name: str, A: Trace, B: Trace, ra, rb, alpha: float) -> Bench
     sig = False
     level = None
     if method == "welch-stats":
-        res = stats.ttest_ind_from_stats(ca, sa["stddev"], sa["n"], cb, sb["stddev"], sb["n"], equal_var=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = stats.ttest_ind_from_stats(ca, sa["stddev"], sa["n"], cb, sb["stddev"], sb["n"], equal_var=False)
         p = float(res.pvalue) if np.isfinite(res.pvalue) else (0.0 if ca != cb else 1.0)
         va, vb = (sa["stddev"] / ca) ** 2 / sa["n"], (sb["stddev"] / cb) ** 2 / sb["n"]
         if va + vb > 0:

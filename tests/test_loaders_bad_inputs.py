@@ -101,6 +101,9 @@ CASES: dict[str, dict] = {
     "csv-labels-only": {"ids.csv": "id,name\n" + "".join(f"{i},n{i}\n" for i in range(1, 30))},
     "csv-no-numeric-column": {"c.csv": "a,b\nx,y\nz,w\n"},
     "csv-row-longer-than-header": {"c.csv": "value,name\n1,a\n2,b,c,d\n3,c\n"},
+    "csv-infinite-value": {"c.csv": "value,name\n1,a\ninf,a\n3,a\n"},
+    "turbostat-infinite-value": {"t.out": "Core\tCPU\tAvg_MHz\tBusy%\tBzy_MHz\n-\t-\t100\t5.0\t2000\n"
+                                          "Core\tCPU\tAvg_MHz\tBusy%\tBzy_MHz\n-\t-\t100\t5.0\t1e400\n"},
     # nothing recognisable
     "unknown-json-keys": {"x.json": _j({"foo": 1, "bar": [1, 2]})},
     "unknown-xml-root": {"x.xml": '<?xml version="1.0"?><root/>'},

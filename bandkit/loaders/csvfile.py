@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..errors import InputError, UsageError
 from ..trace import Trace
-from .runner_common import build_runner_trace, reject_options
+from .runner_common import MAX_ABS_VALUE, MIN_ABS_VALUE, build_runner_trace, reject_options
 from .source import Source
 from .table import infer_roles, read_table
 
@@ -63,10 +63,12 @@ def load_parquet(source: Source, **options: Any) -> list[Trace]:
 def _runner_traces(source: Source, df: pd.DataFrame, roles, fmt: str) -> list[Trace]:
     value = roles.value
     vals = pd.to_numeric(df[value], errors="coerce")
-    bad = np.flatnonzero(vals.isna().to_numpy() & df[value].notna().to_numpy())
+    a = np.abs(vals.to_numpy(dtype=np.float64, na_value=np.nan))
+    bad = np.flatnonzero((vals.isna().to_numpy() & df[value].notna().to_numpy())
+                         | ~(np.isnan(a) | (a == 0) | ((a >= MIN_ABS_VALUE) & (a <= MAX_ABS_VALUE))))
     if len(bad):
-        raise InputError(source.name, f"non-numeric value {df[value].iloc[bad[0]]!r}", line=int(bad[0]) + 2,
-                         field=value)
+        raise InputError(source.name, f"not a finite number of plausible size: {str(df[value].iloc[bad[0]])[:40]!r}",
+                         line=int(bad[0]) + 2, field=value)
     vals = vals.to_numpy(dtype=np.float64, na_value=np.nan)
     name = roles.series
     groups = [(str(k), ix) for k, ix in df.groupby(name, sort=False).indices.items()] if name else \

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..trace import Trace
-from .runner_common import build_runner_trace, reject_options
+from .runner_common import build_runner_trace, plausible, reject_options
 from .source import Source, check_columns
 
 _TOPO = ("Package", "Die", "Node", "Core", "CPU")
@@ -92,6 +92,9 @@ def load_turbostat(source: Source, column: str | None = None, interval_s: float 
             val = float(summ[col])
         except ValueError:
             raise InputError(source.name, f"non-numeric {col} value {summ[col]!r}", line=iv["line"]) from None
+        if not plausible(val):
+            raise InputError(source.name, f"{col} value {summ[col][:40]!r} is not a finite number of plausible size",
+                             line=iv["line"])
         runs.append(([val], md))
         tod.append(md.get("Time_Of_Day_Seconds", np.nan))
     if not runs:
