@@ -131,7 +131,10 @@ def _float(v: Any) -> float:
         return float(v)
     if isinstance(v, (int, float)):
         return float(v)
-    return float(str(v).strip().split()[0])
+    words = str(v).split()
+    if not words:
+        raise ValueError("empty value")
+    return float(words[0])
 
 
 @dataclass(frozen=True)
