@@ -84,9 +84,13 @@ def _worker(tasks, results, slot, state, max_gb: float, rss_gb: float, flush: in
                 if fmt not in seeds:
                     seeds[fmt] = fuzzkit.write_seed(corpus[fmt][0], Path(tempfile.mkdtemp(dir=workdir)))
                 kw["compare_with"] = seeds[fmt]
-            out, info = fuzzkit.run_mutant(fmt, i, corpus, workdir, **kw)
+            try:
+                out, info = fuzzkit.run_mutant(fmt, i, corpus, workdir, **kw)
+            except Exception as exc:  # noqa: BLE001 - a bug of the harness itself, kept apart from bandkit's
+                out = fuzzkit.Outcome("harness", f"{type(exc).__name__}: {exc}"[:300], "harness error")
+                info = {"ops": [], "seed": "?", "size": 0}
             counts[out.kind] += 1
-            if out.kind in fuzzkit.FAILURES:
+            if out.kind in fuzzkit.FAILURES or out.kind == "harness":
                 fails.append({"index": i, "kind": out.kind, "signature": out.signature, "detail": out.detail,
                               "ops": info["ops"], "seed": info["seed"], "size": info["size"],
                               "traceback": out.info.get("traceback", "")[-1500:]})
@@ -163,7 +167,13 @@ def run(args) -> None:
                 pass
             for k, w in list(workers.items()):
                 p, timed, cpu0, task = w
-                if not p.is_alive():
+                if not p.is_alive():  # died on its own (not a hang kill): its unrecorded mutants go back
+                    if task is not None:
+                        fmt, _, stop = task
+                        lo = flushed.get(2 * k, task[1])
+                        if lo < stop:
+                            tasks.put((fmt, lo, stop))
+                            print(f"worker died: {fmt} {lo}-{stop} requeued", flush=True)
                     start(k)
                     continue
                 idx = int(state[2 * k])

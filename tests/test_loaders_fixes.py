@@ -397,6 +397,11 @@ def test_ftq2009_many_time_restarts_refused_quickly(tmp_path):
     (d / "counts.dat").write_text("".join("7\n" for _ in ticks))
     with pytest.raises(InputError, match="time goes backwards 5000 times"):
         bandkit.load(d)
+    ticks = np.tile(np.arange(100, 110), 30)  # 30 blocks of 10 lines: not thread runs
+    (d / "times.dat").write_text("".join(f"{t}\n" for t in ticks))
+    (d / "counts.dat").write_text("".join("7\n" for _ in ticks))
+    with pytest.raises(InputError, match="every 10 lines"):
+        bandkit.load(d)
 
 
 @pytest.mark.parametrize("data, needle, line", [

@@ -143,6 +143,10 @@ def reduce_values(v: np.ndarray, max_bins: int = 8192, tail: float = 1e-5) -> Re
                    hi=hi, _offset=lo, _nz=dense)
 
 
+#: Longest comb period searched (counts).
+MAX_COMB_PERIOD = 4096.0
+
+
 def comb_period(x: np.ndarray, w: np.ndarray, max_period: float, min_ratio: float = 0.05,
                 min_period: float = 2.0) -> float | None:
     """Period (in counts) of a *comb* in integer counts, or None.
@@ -155,6 +159,9 @@ def comb_period(x: np.ndarray, w: np.ndarray, max_period: float, min_ratio: floa
     Returns the period when the peak reaches ``min_ratio`` x the spectrum at frequency 0 and 1.75x
     the lowest spectrum between frequency 0 and the peak.
     """
+    # FTQ combs are a few counts wide; searching periods beyond MAX_COMB_PERIOD would size the
+    # histogram by the level itself (a level of 1e9 counts: arrays of 1e8+, minutes of FFT)
+    max_period = min(max_period, MAX_COMB_PERIOD)
     if max_period < min_period or x.size < 8:
         return None
     # a window around the most frequent count (+- 6 max periods), Hann-tapered: the spectrum of

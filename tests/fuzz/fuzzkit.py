@@ -358,7 +358,7 @@ def m_json(rng, data, seed, others):
             else:
                 node[k + "x" if rng.random() < 0.5 else k.upper()] = node.pop(k)
         elif op == 3 and isinstance(node, list) and node:
-            node *= int(rng.integers(2, 200))
+            node *= int(rng.integers(2, 20))
         elif isinstance(node, dict):
             node["unknown_" + str(int(rng.integers(100)))] = _other_value(rng, None)
         elif isinstance(node, list):
@@ -399,7 +399,7 @@ def _transform(rng, vals: list[float]) -> list[float]:
         return [v * (1.5 if k % 2 else 1.0) for k, v in enumerate(vals)]
     if op == 10:  # spikes
         return [v * (100.0 if rng.random() < 0.05 else 1.0) for v in vals]
-    return [float(int(v)) for v in vals]  # integer-valued
+    return [float(int(v)) if abs(v) < 9e18 else v for v in vals]  # integer-valued (NaN/inf kept)
 
 
 def m_json_values(rng, data, seed, others):
@@ -467,6 +467,9 @@ def m_xml(rng, data, seed, others):
     return text.encode("utf-8", "surrogatepass")
 
 
+#: Largest mutant file (bytes): an operation that would grow a file beyond it is skipped.
+MAX_MUTANT_BYTES = 1 << 20
+
 GENERIC = [m_flip, m_interesting_byte, m_delete, m_insert, m_truncate, m_splice, m_number, m_lines, m_encoding]
 WEIGHTS = {"json": [m_json] * 6 + [m_json_values] * 6, "xml": [m_xml] * 4, "text": [m_number, m_lines] * 2 + [m_column] * 6}
 JSON_FORMATS = {"pyperf", "hyperfine", "gbench", "pytest-benchmark", "asv"}
@@ -488,7 +491,15 @@ def mutate(seed: Seed, index: int, corpus_: dict[str, list[Seed]]) -> tuple[Seed
         fname = targets[int(rng.integers(len(targets)))]
         op = ops[int(rng.integers(len(ops)))]
         others = [d for s in seeds for n, d in s.files if n == fname or len(s.files) == 1]
-        files[fname] = op(rng, files[fname], base, others)
+        try:
+            new = op(rng, files[fname], base, others)
+        except (ValueError, OverflowError, TypeError, IndexError, KeyError, RecursionError, UnicodeError) as exc:
+            names.append(f"{op.__name__[2:]}({fname}): skipped ({type(exc).__name__})")  # a mutator's own limit
+            continue
+        if len(new) > MAX_MUTANT_BYTES:  # the bars are about inputs under 1 MB: keep mutants there
+            names.append(f"{op.__name__[2:]}({fname}): skipped (> 1 MB)")
+            continue
+        files[fname] = new
         names.append(f"{op.__name__[2:]}({fname})")
     if rng.random() < 0.05:
         fname = targets[int(rng.integers(len(targets)))]
