@@ -103,9 +103,9 @@ def test_csv_of_labels_is_refused_with_a_reason(tmp_path):
     p.write_text("id,name\n" + "".join(f"{i},item{i}\n" for i in range(1, 40)))
     with pytest.raises(InputError) as err:
         bandkit.load(p)
-    assert "id" in str(err.value) and "not measurements" in str(err.value)
-    # the same numbers named as values are measurements
-    p.write_text("value,name\n" + "".join(f"{i},b\n" for i in range(1, 40)))
+    assert "id is a row index" in str(err.value) and "measurement" in str(err.value)
+    # measurements beside the same kind of table load
+    p.write_text("value,name\n" + "".join(f"{1.5 + (i % 7) * 0.01},b\n" for i in range(1, 40)))
     (t,) = _traces(p)
     assert len(t.values) == 39
 

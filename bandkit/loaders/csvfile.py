@@ -79,7 +79,7 @@ def _runner_traces(source: Source, df: pd.DataFrame, roles, fmt: str) -> list[Tr
     for bname, ix in groups:
         g = df.iloc[ix]
         keys = g[roles.run].to_numpy() if roles.run else np.arange(len(g))
-        codes, _ = pd.factorize(keys, sort=False)
+        codes, _ = pd.factorize(keys, sort=False, use_na_sentinel=False)  # an empty run cell is a run too
         first = np.unique(codes, return_index=True)[1]
         md = g[md_cols].iloc[first]
         runs = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["sniff", "labels_not_measurements"]
+__all__ = ["sniff"]
 
 
 _CRITERION_LISTS = re.compile(rb"\[\s*\[\s*-?[0-9.eE+\-,\s]*\]\s*,\s*\[\s*-?[0-9]")
@@ -63,25 +63,3 @@ def sniff(head: bytes, name: str) -> str | None:
         return "csv"
     return None
 
-
-_LABEL_NAME = re.compile(r"^(?:#|id|idx|index|key|no|nr|num|number|rank|row|line|label|code|year|seq|n|.*[_ ]id)$",
-                         re.IGNORECASE)
-
-
-def labels_not_measurements(column: str, values) -> str | None:
-    """Why a numeric column picked for lack of a ``value`` column holds labels rather than
-    measurements (None when it may be measurements): integers named like an identifier (``id``,
-    ``index``, ``year``, ``*_id``, ...) or counting up or down in equal steps (row numbers)."""
-    import numpy as np
-
-    v = np.asarray(values, dtype=np.float64)
-    v = v[np.isfinite(v)]
-    if len(v) < 2 or not np.all(v == np.round(v)):
-        return None
-    if _LABEL_NAME.match(column.strip()):
-        return f"column {column!r} holds labels (integers named like an identifier), not measurements"
-    d = np.diff(v)
-    if len(v) >= 3 and d[0] != 0 and np.all(d == d[0]):
-        return (f"column {column!r} holds labels ({v[0]:g}, {v[1]:g}, {v[2]:g}, ... in equal steps), "
-                "not measurements")
-    return None

@@ -75,7 +75,7 @@ def unit_from_filename(name: str) -> tuple[str, str]:
 
 _TABLE_NAME = re.compile(r"\.(csv|tsv)(\.gz)?$", re.I)
 #: First lines of CSV files that belong to other loaders (Criterion raw.csv, turbostat).
-_OTHER_CSV_HEADS = (b"group,function,value,throughput_num",)
+_OTHER_CSV_HEADS = (b"group,function,value,throughput_num", b"group,function,value,sample_time_nanos")
 
 
 def looks_like_plain_table(head: bytes, name: str) -> bool:
@@ -115,6 +115,11 @@ def read_table(source: Source) -> pd.DataFrame:
     first = text.lstrip(b"\r\n").split(b"\n", 1)[0]
     counts = {sep: first.count(sep.encode()) for sep in (",", "\t", ";")}
     sep = max(counts, key=lambda k: counts[k]) if max(counts.values()) else ","
+    try:  # pyarrow would read invalid UTF-8 as bytes values; say what is wrong instead
+        text.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(source.name, "not valid UTF-8 text (binary data?)",
+                         line=text[: exc.start].count(b"\n") + 1) from None
     df = _read_csv_arrow(text, sep)
     if df is not None:
         check_columns(source, len(df.columns))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import re
 import shutil
@@ -128,6 +129,14 @@ def corpus() -> dict[str, list[Seed]]:
             rows.append(b"telco,%d,%r,%s,%s" % (k, v, str(md.get("cpu_freq", "")).replace(",", ";").encode(),
                                                  str(md.get("date", "")).encode()))
     add("csv", "telco.csv", b"\n".join(rows) + b"\n")
+    try:  # the same table as Parquet (pyarrow: the 'parquet' extra)
+        import pandas as pd
+
+        buf = io.BytesIO()
+        pd.read_csv(io.BytesIO(b"\n".join(rows) + b"\n")).to_parquet(buf, index=False)
+        add("parquet", "telco.parquet", buf.getvalue())
+    except ImportError:
+        pass
     return out
 
 
