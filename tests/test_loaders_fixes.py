@@ -467,3 +467,24 @@ def test_runner_step_from_or_to_zero_is_reported(tmp_path, runs):
     validate_report(doc)
     assert doc["traces"][0]["verdict"] == "step" and doc["traces"][0]["steps"][0]["run"] == 4
     assert "step at run 4" in rep.to_text(color=False)
+
+
+def test_run_level_agglomeration_matches_the_plain_loop():
+    """merge_levels merges with running sums (a 2,860-run hyperfine mutant took 27 s with the former
+    per-merge recomputation of every gap); the groups must be exactly the plain loop's."""
+    from bandkit.postmortem.classify import merge_levels
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        seg_lv = rng.random(int(rng.integers(1, 80)))
+        seg_len = rng.integers(1, 9, len(seg_lv))
+        thr = float(rng.choice([0.01, 0.05, 0.2]))
+        groups = [[int(i)] for i in np.argsort(seg_lv)]  # the former loop, as reference
+        lv = lambda g: float(np.sum(seg_lv[g] * seg_len[g]) / np.sum(seg_len[g]))  # noqa: E731
+        while len(groups) > 1:
+            gaps = [lv(groups[i + 1]) - lv(groups[i]) for i in range(len(groups) - 1)]
+            i = int(np.argmin(gaps))
+            if gaps[i] >= thr:
+                break
+            groups[i] = groups[i] + groups.pop(i + 1)
+        assert merge_levels(seg_lv, seg_len, thr) == groups

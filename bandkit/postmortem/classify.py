@@ -67,6 +67,33 @@ def robust_sigma(x: np.ndarray) -> float:
     return float(diff_noise_sd(x))
 
 
+def merge_levels(seg_lv: np.ndarray, seg_len: np.ndarray, thr: float) -> list[list[int]]:
+    """Agglomerate segment levels (1-D, weighted by run count): merge the closest neighbours until
+    every gap is >= ``thr``; returns the groups of segment indices, lowest level first. Running
+    sums: only the gaps next to a merge change (a 2,860-run series: 27 s -> 0.1 s)."""
+    order = np.argsort(seg_lv)
+    groups = [[int(i)] for i in order]
+    wsum = seg_len[order].astype(np.float64)
+    xwsum = seg_lv[order] * wsum
+    level = xwsum / wsum
+    gaps = np.diff(level)
+    while len(groups) > 1:
+        i = int(np.argmin(gaps))
+        if gaps[i] >= thr:
+            break
+        groups[i] = groups[i] + groups.pop(i + 1)
+        wsum[i] += wsum[i + 1]
+        xwsum[i] += xwsum[i + 1]
+        wsum, xwsum, level = np.delete(wsum, i + 1), np.delete(xwsum, i + 1), np.delete(level, i + 1)
+        level[i] = xwsum[i] / wsum[i]
+        gaps = np.delete(gaps, i)
+        if i > 0:
+            gaps[i - 1] = level[i] - level[i - 1]
+        if i < len(gaps):
+            gaps[i] = level[i + 1] - level[i]
+    return groups
+
+
 def segment_runs(x: np.ndarray, *, min_ratio: float = 1.05, noise_floor: float = 0.002,
                  penalty_factor: float = 3.0, min_block: int = 2) -> RunSegmentation:
     """Segment ``x`` (log run means) and group segments into levels; see the module docstring."""
@@ -79,16 +106,7 @@ def segment_runs(x: np.ndarray, *, min_ratio: float = 1.05, noise_floor: float =
     seg_len = np.diff(bounds)
     # agglomerate levels (1-D, weighted by run count)
     thr = max(math.log(min_ratio), 4.0 * sigma)
-    groups = [[i] for i in np.argsort(seg_lv)]
-    def lv(g):  # noqa: E306
-        w = seg_len[g]
-        return float(np.sum(seg_lv[g] * w) / np.sum(w))
-    while len(groups) > 1:
-        gaps = [lv(groups[i + 1]) - lv(groups[i]) for i in range(len(groups) - 1)]
-        i = int(np.argmin(gaps))
-        if gaps[i] >= thr:
-            break
-        groups[i] = groups[i] + groups.pop(i + 1)
+    groups = merge_levels(seg_lv, seg_len, thr)
     seg_group = np.empty(len(seg_lv), np.int64)
     for gi, g in enumerate(groups):
         seg_group[g] = gi
