@@ -164,7 +164,9 @@ def _read_parquet(source: Source, data: bytes) -> pd.DataFrame:
     except ImportError:
         raise InputError(source.name, "reading Parquet needs pyarrow (pip install pyarrow)") from None
     try:
-        df = pq.read_table(io.BytesIO(data)).to_pandas()
+        tbl = pq.read_table(io.BytesIO(data))
+        tbl.validate(full=True)  # e.g. invalid UTF-8 in a string column, else found later, lazily
+        df = tbl.to_pandas()
     except Exception as exc:  # pyarrow raises its own ArrowInvalid / OSError kinds
         raise InputError(source.name, f"cannot read Parquet: {exc}") from None
     df.columns = [str(c).strip() for c in df.columns]
