@@ -357,11 +357,11 @@ def test_cli_clock_hz_with_mixed_inputs(tmp_path, data_dir, capsys):
 
 
 @pytest.mark.parametrize("line, needle", [
-    ("# Frequency 1e400", "'Frequency' out of range"),
-    ("# Frequency 0", "'Frequency' out of range"),
-    ("# Ticks per ns: " + "9" * 5000, "'Ticks per ns' out of range"),
-    ("# Total count is 1e300", "'Total count' out of range"),
-    ("# thread " + "1" * 5000 + ", core 2", "'thread' out of range"),
+    ("# Frequency 1e400", "header 'Frequency' must be"),
+    ("# Frequency 0", "header 'Frequency' must be"),
+    ("# Ticks per ns: " + "9" * 5000, "header 'Ticks per ns' must be"),
+    ("# Total count is 1e300", "header 'Total count' must be"),
+    ("# thread " + "1" * 5000 + ", core 2", "header 'thread' must be"),
 ])
 def test_ftq_header_numbers_range_checked(tmp_path, line, needle):
     p = _ftq(tmp_path / "h_0.dat", [(k * 100000, 1000) for k in range(10)], head="# FTQ\n" + line + "\n")
@@ -375,16 +375,16 @@ def test_ftq_time_jump_beyond_any_trace_is_an_error_not_an_allocation(tmp_path):
     p = _ftq(tmp_path / "j_0.dat", rows)
     with pytest.raises(InputError) as err:
         bandkit.load(p)
-    assert "beyond the 1e+07 s" in str(err.value) and err.value.line == 3 + 101
+    assert "sampling periods" in str(err.value) and err.value.line == 3 + 101
     # a long stall inside the bound is data: loaded (the analyses report it as a stall)
-    rows = [(k * 100000, 1000) for k in range(100)] + [(3600 * 10 ** 9, 1000)]
+    rows = [(k * 100000, 1000) for k in range(100)] + [(1000 * 10 ** 9, 1000)]
     (t,) = _traces(_ftq(tmp_path / "s_0.dat", rows))
-    assert t.data["time"].iloc[-1] == pytest.approx(3600.0)
+    assert t.data["time"].iloc[-1] == pytest.approx(1000.0)
 
 
 def test_ftq_counts_must_be_plausible(tmp_path):
     p = _ftq(tmp_path / "c_0.dat", [(0, 1000), (100000, -5), (200000, 1000)])
-    with pytest.raises(InputError, match="work count -5") as err:
+    with pytest.raises(InputError, match="negative work count: -5") as err:
         bandkit.load(p)
     assert err.value.line == 5
 
