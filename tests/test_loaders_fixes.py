@@ -500,3 +500,34 @@ def test_trend_of_many_runs_uses_a_bounded_theil_sen():
     x = np.log(1.0 + 0.2 * np.arange(n) / n) + 0.001 * np.random.default_rng(0).standard_normal(n)
     t = cl._trend(x, np.zeros(n, dtype=np.int64), 1.05)
     assert t["significant"] and t["drift_ratio"] == pytest.approx(1.2, rel=0.01)
+
+
+# -- found by the long fuzz run -------------------------------------------------------------------
+def test_json_with_raw_surrogate_bytes_loads(tmp_path):
+    """UTF-8-encoded surrogate bytes (ED A0 80) in a key: json.loads(bytes) decodes them with
+    "surrogatepass", and the run metadata then crashed with UnicodeEncodeError (fuzz
+    pytest-benchmark:3315); they become U+FFFD like an escaped lone surrogate."""
+    doc = _pytest_benchmark(dict(PB_STATS, data=[0.0012 + 1e-5 * (k % 7) for k in range(30)]))
+    doc["commit_info"] = {"dirty": True, "id": "abc"}
+    data = json.dumps(doc).encode().replace(b'"dirty"', b'"d\xed\xa0\x80irty"')
+    p = tmp_path / "pb.json"
+    p.write_bytes(data)
+    (t,) = _traces(p)
+    assert len(t.values) == 30
+    assert "\ud800" not in bandkit.analyze(t).to_json()
+
+
+def test_csv_dates_with_mixed_time_zones(tmp_path):
+    """One date of a run table that dateutil reads with an offset ("03:10-21 03:14:20") among naive
+    ones made pandas raise 'Mixed timezones detected' (fuzz csv:3432): dates are read on one clock."""
+    from bandkit.loaders.table import parse_dates
+
+    s = parse_dates(__import__("pandas").Series(["2016-10-21 03:14:20", "2016-10-21 03:10-21 03:14:20"]))
+    assert s.notna().iloc[0]
+    rows = [f"t,{k // 3 + 1},{0.0225 + 1e-5 * (k % 5)},2016-10-21 03:14:{20 + k // 3:02d}" for k in range(30)]
+    rows[4] = rows[4].replace("03:14:21", "03:10-21 03:14:21")
+    p = tmp_path / "runs.csv"
+    p.write_text("name,run,value,date\n" + "\n".join(rows) + "\n")
+    (t,) = _traces(p)
+    assert len(t.values) == 30
+    bandkit.analyze(t).to_json()

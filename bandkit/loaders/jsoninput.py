@@ -121,7 +121,9 @@ def _loads(name: str, data: bytes) -> Any:
         raise InputError(name, f"invalid JSON number ({exc})") from None
 
 
-_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+# escaped (``"\\ud800"``) or raw: json.loads(bytes) decodes with "surrogatepass", so UTF-8-encoded
+# surrogate bytes (ED A0-BF xx, invalid UTF-8) come through as lone surrogates too
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}|\xed[\xa0-\xbf]")
 
 
 def _clean(s: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -379,10 +380,16 @@ def higher_is_better(unit: str, names: tuple[str, ...] = ()) -> bool:
 def parse_dates(s: pd.Series) -> pd.Series:
     """Dates of a text column: ISO 8601 in one vectorised pass; other layouts element-wise."""
     try:  # numpy reads "YYYY-MM-DD[ HH:MM:SS[.fff]]" in C, ~15x pandas' ISO parser
-        return pd.Series(np.array(s.to_numpy(dtype=object), dtype="datetime64[ns]"), index=s.index)
-    except (ValueError, TypeError):
+        with warnings.catch_warnings():  # "no explicit representation of timezones": pandas reads those
+            warnings.simplefilter("error", UserWarning)
+            return pd.Series(np.array(s.to_numpy(dtype=object), dtype="datetime64[ns]"), index=s.index)
+    except (ValueError, TypeError, UserWarning):
         pass
     try:
         return pd.to_datetime(s, errors="raise", format="ISO8601")
     except (ValueError, TypeError):
+        pass
+    try:
         return pd.to_datetime(s, errors="coerce", format="mixed")
+    except (ValueError, TypeError):  # mixed time zones ("...+02:00" next to "...Z"): one common clock
+        return pd.to_datetime(s, errors="coerce", format="mixed", utc=True)

@@ -400,8 +400,8 @@ def _transform(rng, vals: list[float]) -> list[float]:
         return sorted(vals)
     if op == 6:
         return vals[:1]
-    if op == 7:
-        return vals * int(rng.integers(2, 200))
+    if op == 7:  # repeated; at most 100,000 values (applied up to 3 times it grew to 199^3 copies)
+        return vals * min(int(rng.integers(2, 200)), max(1, 100_000 // max(n, 1)))
     if op == 8:  # a step: the second half scaled
         return vals[: n // 2] + [v * float(rng.choice([2.0, 0.5, 10.0, 1.0001])) for v in vals[n // 2:]]
     if op == 9:  # two alternating levels (bands)
