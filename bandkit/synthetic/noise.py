@@ -229,7 +229,7 @@ def _signal(effect: str, n: int, rng: np.random.Generator, p: dict[str, Any]) ->
         sig = np.exp(math.log(ratio) * np.arange(n) / max(n - 1, 1))
         return sig, {"ratio": ratio}
     if effect == "warmup":
-        k = int(p.get("runs", rng.integers(1, max(2, int(0.1 * n)) + 1)))
+        k = int(p.get("runs", rng.integers(1, max(1, min(10, int(0.1 * n))) + 1)))
         r = float(p.get("ratio", rng.uniform(1.1, 2.0)))
         sig[:k] = r
         return sig, {"runs": k, "ratio": r}
@@ -275,18 +275,26 @@ def run_sequence(effect: str = "none", *, n_runs: int = 100, values_per_run: int
 
 
 # --------------------------------------------------------------------------- random suites
+def nice_step(x: float) -> float:
+    """The 1, 2 or 5 x 10^k nearest to ``x`` (in log) - a clock resolution as timers report it."""
+    e = math.floor(math.log10(x))
+    cands = [m * 10.0 ** k for k in (e - 1, e, e + 1) for m in (1, 2, 5)]
+    return float(min(cands, key=lambda c: abs(math.log(c / x))))
+
+
 def random_noise(rng: np.random.Generator, level: float = 100.0, *, spikes: bool | None = None) -> NoiseModel:
     """A noise model drawn the way the null suite draws them: relative sd 0.3-5 % (log-uniform),
     t3 tails half the time, AR(1) up to 0.5, 1/f wander (up to half the sd) a third of the time,
     isolated spikes on 0.1-2 % of the runs half the time (``spikes`` forces), quantisation a
-    quarter of the time to a tick of 0.5-3 sds (whole-millisecond timings of a short test)."""
+    quarter of the time to a tick of 0.5-3 sds rounded to 1, 2 or 5 x 10^k (whole-millisecond
+    timings of a short test)."""
     sd = float(math.exp(rng.uniform(math.log(0.003), math.log(0.05))))
     tails = "t3" if rng.random() < 0.5 else "gaussian"
     ar1 = float(rng.uniform(0, 0.5)) if rng.random() < 0.6 else 0.0
     wander = float(sd * rng.uniform(0.1, 0.5)) if rng.random() < 1 / 3 else 0.0
     has_spikes = (rng.random() < 0.5) if spikes is None else spikes
     share = float(math.exp(rng.uniform(math.log(0.001), math.log(0.02)))) if has_spikes else 0.0
-    tick = float(level * sd * rng.uniform(0.5, 3.0)) if rng.random() < 0.25 else 0.0
+    tick = nice_step(level * sd * rng.uniform(0.5, 3.0)) if rng.random() < 0.25 else 0.0
     value_sd = float(sd * rng.uniform(0.2, 1.5)) if rng.random() < 0.5 else 0.0
     return NoiseModel(run_sd=sd, value_sd=value_sd, tails=tails, ar1=ar1, wander_sd=wander, spike_share=share,
                       tick=tick)
@@ -317,7 +325,8 @@ def power_case(effect: str, rng: np.random.Generator, *, seed: int, marked: bool
     """One power-suite sequence of ``effect`` with a noise model drawn like the null suite's (without
     spikes unless the effect is ``"spikes"``); effect sizes are drawn from the suite's ranges:
     steps and episodes 2-50 % (either direction), two levels 5-50 % apart with the minority level
-    on 10-50 % of the runs, trends 5-50 % over the sequence, warm-up 10-100 % slower."""
+    on 10-50 % of the runs, trends 5-50 % over the sequence, warm-up: the first 1 to
+    min(10, 10 %) runs 10-100 % slower."""
     n, k = random_shape(rng, **shape)
     noise = random_noise(rng, spikes=(effect == "spikes"))
     params: dict[str, Any] = {}
