@@ -15,7 +15,7 @@ import numpy as np
 from scipy import special
 
 from ..trace import Trace
-from .classify import (VERDICTS, Classification, Gates, collapse_blocks, block_ratio, classify, cusum_p,
+from .classify import (VERDICTS, Classification, Gates, block_ratio, change_p, classify, collapse_blocks,
                        outlier_sigmas)
 from .noise import detect_tick, within_run_se
 from .result import Episode, PostMortem, RunBand, Step
@@ -100,9 +100,14 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
         for _, s0, e0 in cl.episodes:
             affected[s0:e0 + 1] = True
         reference = "runs in the episode(s) vs the rest"
-    elif verdict in ("bimodal", "bands"):
+    elif verdict == "bimodal":
         affected = (labels != main) & (labels >= 0)
         reference = "runs outside the most populated band vs the runs in it"
+    elif verdict == "bands":
+        far_band = max((k for k in range(len(cl.levels)) if k != main),
+                       key=lambda k: abs(cl.levels[k] - cl.levels[main]))
+        affected = labels == far_band
+        reference = "runs in the band farthest from the most populated one vs the rest"
     elif verdict == "outliers":
         affected = labels < 0
         reference = "outlier runs vs the rest"
@@ -142,13 +147,9 @@ def _noise_inputs(trace: Trace) -> tuple[float | None, float | None]:
     return within, detect_tick(v[ok])
 
 
-def _winsorised(x: np.ndarray, parts: list[np.ndarray], clip: float) -> np.ndarray:
-    return np.concatenate([np.mean(x[p]) + np.clip(x[p] - np.mean(x[p]), -clip, clip) for p in parts])
-
-
 def _edge_p(x: np.ndarray, ia: np.ndarray, ib: np.ndarray, scale: float, clip: float) -> float:
-    """CUSUM p-value of the change between blocks ``ia`` and ``ib`` (values winsorised per block)."""
-    return cusum_p(_winsorised(x, [ia, ib], clip), scale)
+    """p-value of the change between blocks ``ia`` and ``ib`` (see :func:`.classify.change_p`)."""
+    return change_p(x[ia], x[ib], scale, clip)
 
 
 def _level_p(x: np.ndarray, a: np.ndarray, b: np.ndarray, scale: float) -> float:

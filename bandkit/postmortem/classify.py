@@ -1,43 +1,50 @@
 """Classification of a benchmark's run sequence: stable, step, episode, bimodal / bands, trend,
 warm-up, outliers - each through a documented gate (:class:`Gates`), with its effect size and a
-p-value that holds under realistic noise.
+p-value that holds under realistic noise (heavy tails, AR(1), slow wander, clock ticks, spikes;
+measured by ``benchmarks/calibration.py``).
 
 Method, on ``x = log(per-run mean)`` (levels compare as ratios):
 
-1. **Noise** (:mod:`.noise`): robust run-to-run sd ``sigma``, lag-1 autocorrelation ``rho`` and
-   long-run sd ``sigma_lr``, floored by the quantisation step of the values and the within-run
-   standard error.
-2. **Outlier candidates**: runs farther than ``far = max(c x sigma, log min_ratio)`` from the
-   running median of 7 runs, ``c`` the Gaussian quantile that ``outlier_alpha`` (1 %) of pure-noise
-   series exceed once in ``n`` runs (3.5 sigma at 20 runs, 5 at 10,000). A group of
-   ``min_block`` (3) or more consecutive candidates on the same side is a short level, not outliers.
+1. **Noise** (:mod:`.noise`): robust run-to-run sd ``sigma`` (capped by scales that levels
+   alternating run by run cannot inflate), lag-1 autocorrelation ``rho`` and long-run sd
+   ``sigma_lr``, floored by half the clock tick of the values and by the within-run standard error.
+2. **Far runs**: farther than ``far = max(c sigma, log min_ratio)`` from the level around them,
+   ``c`` the two-sided Student-t quantile (n - 1 degrees of freedom) that ``outlier_alpha`` (1 %) of
+   Gaussian series exceed once in ``n`` runs (4.2 sd at 20 runs, 4.9 at 10,000). The level around
+   a run is first a running median of 7 runs, then the level of the segment around it (step 3),
+   alternating until the far runs settle. ``min_block`` (3) or more consecutive far runs on one
+   side whose median distance is at least 0.6 of the largest are an **excursion** (a level held);
+   a shock fading away in AR(1) noise (d, rho d, rho^2 d) is not.
 3. **Segmentation** of the other runs: exact penalised L2 segmentation (FPOP,
-   :mod:`bandkit.changepoints.fpop`) of ``x / sigma_lr`` with penalty ``3 log n``, then backward
-   pruning: a change stays only if its CUSUM test on the values between its neighbouring changes is
-   significant (``p < alpha`` = 0.001; Kolmogorov's distribution of the supremum of a Brownian
-   bridge, which accounts for the location having been searched; values winsorised at
-   ``clip`` = 2.5 sigma around their segment level, scale = long-run sd of the winsorised
-   residuals, so heavy tails and AR(1) noise keep the p-value honest) and large
-   (``|effect| >= max(log min_ratio, visible x sigma)``: a shift a person can see, and that slow
-   1/f wander of the environment does not produce).
-4. **Levels**: segment levels and outlier candidates (as one-run segments) are grouped, nearest
-   first, while two levels differ by less than ``max(log min_ratio, 3 standard errors)``. The
-   most populated level is the main band; another level is a **band** only with support: a
-   stretch of ``min_block`` consecutive runs, or ``min_share`` (5 %) of the runs (at least
-   ``min_block``) that agree with each other (sd <= 2 sigma). The runs of other levels are
-   **outliers** when they lie ``far`` from every band, else they join the nearest band.
+   :mod:`bandkit.changepoints.fpop`) of ``x / sigma_lr``, penalty ``3 log n``, then backward
+   pruning: a change stays only if it is significant (:func:`change_p` < ``alpha`` = 0.001: both
+   sides winsorised at ``clip`` = 2.5 sigma around their common median, two-sample z with the
+   long-run sd of the winsorised residuals, Bonferroni over the places the change could have
+   been) and large: ``|effect| >= max(log min_ratio, visible x sigma)`` (a shift a person can see,
+   and that slow 1/f wander of the environment does not produce).
+4. **Levels and the support gate**: segments of ``min_block`` runs or more and excursions are
+   grouped, nearest first, while two levels differ by less than ``max(log min_ratio, 3 standard
+   errors)``; these levels are **bands** (each rests on ``min_block`` consecutive runs). The other
+   far runs are *scattered*: they join the band around them when within ``far`` of it; they are
+   visits of another band when near it, that band stands ``band_sigmas`` (4) sd from the one
+   around them, and such visits number ``min_scattered`` (5) and ``min_share`` (5 %) of the runs
+   outside the band; scattered runs at a common level make a band of their own with
+   ``min_scattered`` runs and ``min_share`` of all runs that agree (sd <= 1.5 sigma and <= 1/4 of
+   their distance from the main band, which is >= 4 sd). Everything else is an **outlier**: a
+   handful of scattered points is never a band.
 5. **Verdict** from the sequence of band blocks (outliers left out): one band -> ``stable``, or
-   ``trend`` (least-squares drift of the winsorised values with a long-run standard error,
-   ``p < alpha`` and ``|drift| >= max(log min_ratio, visible x sigma)``), or ``outliers``. A block
-   of a band seen only there, between two blocks of the same band, is an **episode** (a step and
-   its return). After removing episodes: a band that comes back -> ``bimodal`` (two bands) or
-   ``bands``; two or more blocks -> ``step`` (``trend`` instead when the drift is significant and a
-   straight line has a lower BIC than the blocks; ``warmup`` when the first block is at most
-   ``max(2, 10 %)`` runs, slower, and the rest is one band); only episodes -> ``episode``.
-   Slower leading runs (at most ``max(2, 10 %)``) before one stable band are a warm-up too.
+   ``trend`` (least-squares drift with a long-run standard error, ``p < alpha`` and
+   ``|drift| >= max(log min_ratio, visible x sigma)``), or ``outliers``. The only block of a band
+   other than the most populated one, between two blocks of one band, is an **episode** (a step
+   and its return). After removing episodes: a band that comes back -> ``bimodal`` (two bands) or
+   ``bands``; two or more blocks -> ``step``; only episodes -> ``episode``. Any of these becomes
+   ``trend`` when the drift is significant and a straight line has a lower BIC than the band
+   levels of the blocks (a drift cut into a staircase). Leading runs (at most max(3, min(10 %,
+   10))) slower by ``min_ratio`` than the one band that holds every later run, with slow outliers
+   rare later on, are a ``warmup``.
 
-Every change carries its effect (log ratio of the levels on each side) and its CUSUM p-value;
-step ratios get a 95 % interval from the long-run standard error of the two block means.
+Every change carries its effect (log ratio of the levels on each side) and its p-value; step and
+episode ratios get a 95 % interval from the long-run standard error of the block means.
 """
 from __future__ import annotations
 
@@ -51,14 +58,13 @@ from scipy.ndimage import median_filter
 
 from ..changepoints.fpop import fpop
 from ..changepoints.penalty import long_run_factor, robust_lag1
-from .noise import RunNoise, estimate_noise, segment_medians
+from .noise import RunNoise, estimate_noise, robust_sd, segment_medians
 
 VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
             "no_runs")
 
 #: Width (runs) of the running median that outlier candidates are measured from.
 LOCAL_WIDTH = 7
-_MAD = 1.482602218505602
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,7 @@ class Gates:
     (1.03 = 3 %). ``alpha``: significance of a level change or a drift. ``visible``: a change or
     drift must also reach this many run-to-run sds. ``min_block``: consecutive runs that make a
     level a band, an episode or a step's side. ``min_share``: share of the runs that makes a
-    scattered level a band. ``band_sigmas``: scattered runs count as visits of a band (and form a
+    scattered level a band, with at least ``min_scattered`` runs. ``band_sigmas``: scattered runs count as visits of a band (and form a
     band of their own) only that many run-to-run sds away from the band around them. ``outlier_alpha``: chance that a series of pure Gaussian noise has an
     outlier. ``penalty_factor``: FPOP penalty per change in units of ``log n``. ``clip``:
     winsorising bound (sigmas) of the values the tests see.
@@ -81,6 +87,7 @@ class Gates:
     visible: float = 1.0
     min_block: int = 3
     min_share: float = 0.05
+    min_scattered: int = 5
     band_sigmas: float = 4.0
     outlier_alpha: float = 0.01
     penalty_factor: float = 3.0
@@ -98,7 +105,7 @@ class Gates:
 @dataclass(frozen=True)
 class Change:
     """A retained level change: ``index`` = first run (0-based) of the new segment; ``effect`` =
-    log ratio of the segment means (after / before); ``p_value`` of its CUSUM test."""
+    log ratio of the segment means (after / before); ``p_value`` from :func:`change_p`."""
 
     index: int
     effect: float
@@ -133,17 +140,18 @@ class Classification:
 
 # --------------------------------------------------------------------------- helpers
 def outlier_sigmas(n: int, alpha: float = 0.01) -> float:
-    """Two-sided Gaussian quantile exceeded with probability ``alpha`` somewhere in ``n`` runs."""
-    return float(-special.ndtri(alpha / (2.0 * max(n, 1))))
+    """Two-sided quantile exceeded with probability ``alpha`` somewhere in ``n`` runs of Gaussian
+    noise whose sd is estimated from those runs: Student's t with ``n - 1`` degrees of freedom, so
+    short sequences do not flag runs by the estimate's own error (4.4 sd at 20 runs, 4.1 at 100,
+    4.9 at 10,000)."""
+    return float(special.stdtrit(max(3.0, n - 1.0), 1.0 - alpha / (2.0 * max(n, 1))))
 
 
-def cusum_p(z: np.ndarray, scale: float) -> float:
-    """p-value of "no change in ``z``": sup of |CUSUM| / (scale sqrt m) against Kolmogorov's law."""
-    m = z.size
-    if m < 2 or scale <= 0:
-        return 1.0
-    s = np.cumsum(z - z.mean())[:-1]
-    return float(special.kolmogorov(float(np.max(np.abs(s))) / (scale * math.sqrt(m))))
+def _flat(dist: np.ndarray) -> bool:
+    """A stretch of far runs (distances from the level around them) holds a level, rather than one
+    disturbance fading away (a heavy-tailed shock in AR(1) noise: d, rho d, rho^2 d, ...), when its
+    median distance is at least 0.6 of its largest."""
+    return bool(np.median(dist) >= 0.6 * np.max(dist))
 
 
 def _groups(mask: np.ndarray, side: np.ndarray) -> list[tuple[int, int]]:
@@ -176,28 +184,43 @@ def _blocks(labels: np.ndarray) -> list[tuple[int, int, int]]:
 
 
 # --------------------------------------------------------------------------- segmentation
-def _test_series(x: np.ndarray, cps: np.ndarray, noise: RunNoise, clip: float) -> tuple[np.ndarray, float]:
-    """Values winsorised at ``clip`` sigma around their segment median, and the long-run sd of the
-    winsorised residuals (the scale of the CUSUM and block-mean tests)."""
-    lev = segment_medians(x, cps)
-    r = np.clip(x - lev, -clip * noise.sigma, clip * noise.sigma)
+def _test_scale(x: np.ndarray, cps: np.ndarray, noise: RunNoise, clip: float) -> float:
+    """Long-run sd of the residuals from the segment medians, winsorised at ``clip`` sigma: the
+    scale of the tests on block means."""
+    r = np.clip(x - segment_medians(x, cps), -clip * noise.sigma, clip * noise.sigma)
     rho = robust_lag1(r) if r.size >= 10 else 0.0
     sd = float(np.std(r)) if r.size > 1 else noise.sigma
-    scale = max(sd, noise.floor) * long_run_factor(max(rho, noise.rho))
-    return lev + r, scale
+    return max(sd, noise.floor) * long_run_factor(max(rho, noise.rho))
 
 
-def _prune(z: np.ndarray, cps: list[int], scale: float, min_effect: float, alpha: float) -> list[Change]:
+def change_p(left: np.ndarray, right: np.ndarray, scale: float, clip: float) -> float:
+    """p-value of a level change between the values ``left`` and ``right`` (log run means) at a
+    location that was searched: both sides winsorised at ``clip`` (absolute) around their common
+    median (so that a few heavy-tailed runs cannot make a short segment), two-sample z with the
+    long-run sd ``scale``, Bonferroni over the ``len(left) + len(right) - 1`` places the change
+    could have been."""
+    nl, nr = left.size, right.size
+    if nl == 0 or nr == 0 or scale <= 0:
+        return 1.0
+    both = np.concatenate([left, right])
+    med = float(np.median(both))
+    w = np.clip(both, med - clip, med + clip)
+    z = (float(np.mean(w[nl:])) - float(np.mean(w[:nl]))) / (scale * math.sqrt(1.0 / nl + 1.0 / nr))
+    return float(min(1.0, (nl + nr - 1) * special.erfc(abs(z) / math.sqrt(2.0))))
+
+
+def _prune(x: np.ndarray, cps: list[int], scale: float, clip: float, min_effect: float,
+           alpha: float) -> list[Change]:
     """Backward elimination: drop the weakest change (too small, else least significant) until every
-    change is significant and large enough; p-values on the stretch between the neighbours."""
+    change is significant (:func:`change_p` between its neighbouring changes) and large enough."""
     cps = list(cps)
     while cps:
-        bounds = [0] + cps + [z.size]
+        bounds = [0] + cps + [x.size]
         stats = []
         for j in range(1, len(bounds) - 1):
             a, c, b = bounds[j - 1], bounds[j], bounds[j + 1]
-            eff = float(np.mean(z[c:b]) - np.mean(z[a:c]))
-            stats.append((eff, cusum_p(z[a:b], scale)))
+            eff = float(np.mean(x[c:b]) - np.mean(x[a:c]))
+            stats.append((eff, change_p(x[a:c], x[c:b], scale, clip)))
         small = [j for j, (e, _) in enumerate(stats) if abs(e) < min_effect]
         if small:
             cps.pop(min(small, key=lambda j: abs(stats[j][0])))
@@ -257,7 +280,8 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
         x = np.log(m)
         tick_rel = tick / float(np.median(m)) if tick else None
     pen = g.penalty_factor * math.log(max(n, 2))
-    noise = estimate_noise(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel, within=within)
+    noise = estimate_noise(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel, within=within,
+                           two_level=(g.min_share, g.min_scattered, g.band_sigmas))
     log_min = math.log(g.min_ratio)
     far = max(outlier_sigmas(n, g.outlier_alpha) * noise.sigma, log_min)
 
@@ -266,7 +290,7 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
     # sustained stretches and, if clearly smaller, decide again with it
     resid = np.concatenate([x[s_] - np.median(x[s_]) for s_ in sustained]) if sustained else np.zeros(0)
     if resid.size >= 10:
-        s2 = max(_MAD * float(np.median(np.abs(resid - np.median(resid)))), noise.floor)
+        s2 = max(robust_sd(resid), noise.floor)
         if s2 < 0.8 * noise.sigma:
             noise = dataclasses.replace(noise, sigma=s2, sigma_lr=s2 * long_run_factor(noise.rho))
             far = max(outlier_sigmas(n, g.outlier_alpha) * noise.sigma, log_min)
@@ -276,16 +300,16 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
 
 
 def local_level(x: np.ndarray, width: int = LOCAL_WIDTH) -> np.ndarray:
-    """Running median over ``width`` runs; the first and last ``width // 2`` runs get the median of
-    the first / last ``3 width`` runs (so that a few far runs at an end stand out as well)."""
+    """Running median over ``width`` runs; the window is shifted inside the series at its ends (the
+    first and last ``width // 2`` runs get the median of the first / last ``width`` runs), so that a
+    few far runs at an end stand out as they do in the middle."""
     n = x.size
     w = min(width, n)
     rm = median_filter(x, size=w, mode="nearest")
     h = w // 2
     if h:
-        e = min(3 * width, n)
-        rm[:h] = np.median(x[:e])
-        rm[n - h:] = np.median(x[n - e:])
+        rm[:h] = np.median(x[:w])
+        rm[n - h:] = np.median(x[n - w:])
     return rm
 
 
@@ -294,9 +318,9 @@ def _segments(x: np.ndarray, keep: np.ndarray, noise: RunNoise, g: Gates, pen: f
     indices, test scale)."""
     xk = x[keep]
     cps0 = fpop((xk - np.median(xk)) / noise.sigma_lr, pen, 1) if xk.size >= 2 else np.zeros(0, np.int64)
-    z, test_scale = _test_series(xk, cps0, noise, g.clip)
+    test_scale = _test_scale(xk, cps0, noise, g.clip)
     min_effect = max(math.log(g.min_ratio), g.visible * noise.sigma)
-    changes_k = _prune(z, [int(c) for c in cps0], test_scale, min_effect, g.alpha)
+    changes_k = _prune(xk, [int(c) for c in cps0], test_scale, g.clip * noise.sigma, min_effect, g.alpha)
     bounds = [0] + [c.index for c in changes_k] + [xk.size]
     segs = [keep[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     changes = tuple(Change(int(keep[c.index]), c.effect, c.p_value) for c in changes_k)
@@ -316,7 +340,8 @@ def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float)
     excursions: list[np.ndarray] = []
     for _ in range(5):
         side = np.sign(x - ref)
-        excursions = [np.arange(a, b + 1) for a, b in _groups(cand, side) if b - a + 1 >= g.min_block]
+        excursions = [np.arange(a, b + 1) for a, b in _groups(cand, side)
+                      if b - a + 1 >= g.min_block and _flat(np.abs(x[a:b + 1] - ref[a:b + 1]))]
         keep = np.flatnonzero(~cand)
         if keep.size == 0:
             segs, changes = [], ()
@@ -359,10 +384,11 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     for gi, grp in enumerate(groups):
         for s in grp:
             labels[seg_runs[s]] = gi
-    lv = [float(np.mean(x[labels == gi])) for gi in range(len(groups))]
+    lv = [float(np.median(x[labels == gi])) for gi in range(len(groups))]
     tol = [max(far, 2.0 * float(np.std(x[labels == gi]))) for gi in range(len(groups))]
     sep = g.band_sigmas * noise.sigma
     pending = []
+    visits: dict[int, list[int]] = {}
     sustained = np.flatnonzero(labels >= 0)
     for i in scattered:
         if not lv:
@@ -372,11 +398,18 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
         around = int(labels[sustained[k - 1]] if k > 0 else labels[sustained[min(k, sustained.size - 1)]])
         near = int(np.argmin([abs(x[i] - v) for v in lv]))
         if near != around and abs(x[i] - lv[near]) < tol[near] and abs(lv[near] - lv[around]) >= sep:
-            labels[i] = near  # a visit of another band, clearly apart from the one around it
+            visits.setdefault(near, []).append(i)  # a visit of another band, clearly apart from this one
         elif abs(x[i] - lv[around]) < far:
             labels[i] = around
         else:
             pending.append(i)
+    # scattered visits count when they are a pattern - at least min_scattered, and min_share of the
+    # runs outside the band - not the few heavy-tailed runs of a long series that land there
+    for k, runs in visits.items():
+        if len(runs) >= max(g.min_scattered, g.min_share * np.count_nonzero(labels != k)):
+            labels[runs] = k
+        else:
+            pending.extend(runs)
     # scattered far runs at a common level: a band when they have a share and agree
     if pending:
         main_lv = lv[int(np.argmax(np.bincount(labels[labels >= 0])))] if lv else float(np.median(x))
@@ -387,7 +420,7 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
             v = x[cl]
             dist = abs(float(np.mean(v)) - main_lv)
             spread = float(np.std(v))
-            if (len(cl) >= max(g.min_block, g.min_share * n) and spread <= 1.5 * noise.sigma
+            if (len(cl) >= max(g.min_scattered, g.min_share * n) and spread <= 1.5 * noise.sigma
                     and spread <= 0.25 * dist and dist >= sep):
                 labels[cl] = len(lv)
                 lv.append(float(np.mean(v)))
@@ -431,20 +464,35 @@ def collapse_blocks(blocks: list[tuple[int, int, int]], drop: list[int]) -> list
 
 
 def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates) -> int:
-    """Number of leading runs (at most ``max(min_block, 10 %)``) slower by ``min_ratio`` than the
-    band of the ``min_block`` non-outlier runs that follow them and not in it; 0 otherwise."""
+    """Number of leading runs - outliers or the first block of a band - before one band that holds
+    every later non-outlier run, when they are at most ``max(min_block, min(10 %, 10))``, all
+    slower than that band by ``min_ratio``, while slow outlier runs are rare after them (fewer than
+    the warm-up runs or than ``min_share`` of the later runs); 0 otherwise."""
     n = x.size
-    limit = max(g.min_block, int(0.1 * n))
-    for L in range(1, min(limit, n - 1) + 1):
-        b = labels[L]
-        if b < 0:
-            continue
-        nxt = labels[L:][labels[L:] >= 0][:g.min_block]
-        if len(nxt) < g.min_block or np.any(nxt != b):
-            continue
-        ok = np.all(labels[:L] != b) and np.all(x[:L] - levels[int(b)] >= math.log(g.min_ratio))
-        return L if ok else 0
-    return 0
+    limit = max(g.min_block, min(int(0.1 * n), 10))
+    ok_idx = np.flatnonzero(labels >= 0)
+    if ok_idx.size == 0:
+        return 0
+    first = labels[ok_idx[0]]
+    L = 0
+    while L < n and (labels[L] < 0 or labels[L] == first):
+        L += 1
+    rest = labels[L:][labels[L:] >= 0]
+    if L == n or rest.size == 0:  # one band throughout: leading outliers only
+        L = int(ok_idx[0])
+        rest = labels[L:][labels[L:] >= 0]
+    if not 1 <= L <= limit or rest.size < g.min_block or np.any(rest != rest[0]):
+        return 0
+    # trailing outliers of the leading stretch that sit at the later band's level are not warm-up
+    ref = levels[int(rest[0])]
+    while L > 0 and x[L - 1] - ref < math.log(g.min_ratio) and labels[L - 1] < 0:
+        L -= 1
+    if L < 1 or not np.all(x[:L] - ref >= math.log(g.min_ratio)):
+        return 0
+    # the first runs are special only if slow runs are rare later on: fewer than the warm-up runs,
+    # or than min_share of the later runs
+    later_slow = np.count_nonzero((labels[L:] < 0) & (x[L:] - ref >= math.log(g.min_ratio)))
+    return L if later_slow < max(L, g.min_share * (n - L)) else 0
 
 
 def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification:
@@ -467,28 +515,27 @@ def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification
             verdict = "step"
         else:
             verdict = "episode"
-    if verdict in ("stable", "step"):
+    if verdict in ("stable", "step", "outliers"):
         warm = _warmup_runs(x, labels, levels, g)
-        rest_bands = set(labels[warm:][labels[warm:] >= 0].tolist())
-        if warm and len(rest_bands) == 1:
+        if warm:
             verdict = "warmup"
-        else:
-            warm = 0
     outl = tuple(int(i) for i in np.flatnonzero(labels < 0) if i >= warm)
     if verdict == "stable":
-        trend = _trend(x, labels, g, noise, test_scale, nb_blocks=1)
+        trend = _trend(x, labels, g, noise, test_scale, n_params=1)
         verdict = "trend" if trend and trend["significant"] else ("outliers" if outl else "stable")
-    elif verdict == "step":
-        t = _trend(x, labels, g, noise, test_scale, nb_blocks=len(collapse_blocks(blocks, [])))
+    elif verdict in ("step", "episode", "bimodal", "bands"):
+        # a drift cut into a staircase (whose levels noise may even interleave) is a trend
+        t = _trend(x, labels, g, noise, test_scale, n_params=nb + len(blocks) - 1)
         if t and t["significant"] and t["linear_fits_better"]:
-            verdict, trend = "trend", t
+            verdict, trend, episodes = "trend", t, []
     return Classification(verdict, labels, levels, noise.sigma, tuple(blocks), outl, trend, tuple(episodes),
                           changes, noise, test_scale, warm, x, g)
 
 
-def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: float, nb_blocks: int) -> dict | None:
-    """Least-squares drift of the winsorised non-outlier runs, with a long-run standard error, and
-    the BIC of a straight line vs the blocks (2 parameters vs 2 per block - 1)."""
+def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: float, n_params: int) -> dict | None:
+    """Least-squares drift of the non-outlier runs, with a long-run standard error of the slope
+    (winsorised residuals), and the BIC of a straight line (2 parameters) vs the band levels of the
+    blocks (``n_params``: levels + change locations)."""
     idx = np.flatnonzero(labels >= 0)
     if idx.size < 6:
         return None
@@ -511,7 +558,7 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     m = y.size
     tiny = 1e-300
     bic_lin = m * math.log(max(float(np.sum(resid_lin ** 2)) / m, tiny)) + 2 * math.log(m)
-    bic_pc = m * math.log(max(float(np.sum((y - pc) ** 2)) / m, tiny)) + (2 * nb_blocks - 1) * math.log(m)
+    bic_pc = m * math.log(max(float(np.sum((y - pc) ** 2)) / m, tiny)) + n_params * math.log(m)
     sig = bool(p < g.alpha and abs(drift) >= max(math.log(g.min_ratio), g.visible * noise.sigma))
     return {"slope_per_run": slope, "drift_ratio": float(math.exp(drift)), "p_value": p, "z": float(zstat),
             "significant": sig, "bic_linear": bic_lin, "bic_steps": bic_pc, "linear_fits_better": bool(bic_lin < bic_pc)}

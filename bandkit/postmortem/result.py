@@ -16,7 +16,7 @@ class Step:
     """A step between runs: ``run`` is the 1-based number of the first run after it;
     ``before`` / ``after``: mean of the per-run means of the blocks on each side (value unit);
     ``ratio = after / before`` with a 95 % CI (long-run standard error of the block means) and the
-    p-value of the CUSUM test of the change (location searched; see classify); ``run_ci_low`` /
+    p-value of the change (location searched; see :func:`.classify.change_p`); ``run_ci_low`` /
     ``run_ci_high``: 95 % bootstrap interval of the location (run numbers)."""
 
     run: int
@@ -47,8 +47,8 @@ class Step:
 class Episode:
     """A step and its return: runs ``start_run`` .. ``end_run`` (1-based, inclusive) sat at
     ``level`` (mean of their run means) while the runs around them sat at ``baseline``;
-    ``ratio = level / baseline`` with a 95 % CI; ``p_value``: the larger of the CUSUM p-values of
-    its two edges (both must be significant)."""
+    ``ratio = level / baseline`` with a 95 % CI; ``p_value``: the larger of the p-values of its
+    two edges (both must be significant)."""
 
     start_run: int
     end_run: int
