@@ -212,25 +212,48 @@ def change_p(left: np.ndarray, right: np.ndarray, scale: float, clip: float) -> 
 def _prune(x: np.ndarray, cps: list[int], scale: float, clip: float, min_effect: float,
            alpha: float) -> list[Change]:
     """Backward elimination: drop the weakest change (too small, else least significant) until every
-    change is significant (:func:`change_p` between its neighbouring changes) and large enough."""
-    cps = list(cps)
-    while cps:
-        bounds = [0] + cps + [x.size]
-        stats = []
-        for j in range(1, len(bounds) - 1):
-            a, c, b = bounds[j - 1], bounds[j], bounds[j + 1]
-            eff = float(np.mean(x[c:b]) - np.mean(x[a:c]))
-            stats.append((eff, change_p(x[a:c], x[c:b], scale, clip)))
-        small = [j for j, (e, _) in enumerate(stats) if abs(e) < min_effect]
-        if small:
-            cps.pop(min(small, key=lambda j: abs(stats[j][0])))
-            continue
-        worst = max(range(len(stats)), key=lambda j: stats[j][1])
-        if stats[worst][1] >= alpha:
-            cps.pop(worst)
-            continue
-        return [Change(c, e, p) for c, (e, p) in zip(cps, stats)]
-    return []
+    change is significant (:func:`change_p` between its neighbouring changes) and large enough.
+    Removing a change only alters its two neighbours' tests, so only those are recomputed."""
+    k = len(cps)
+    if k == 0:
+        return []
+    pos = np.asarray(cps, dtype=np.int64)
+    prev = np.arange(-1, k - 1)
+    nxt = np.arange(1, k + 1)
+    active = np.ones(k, dtype=bool)
+    eff = np.zeros(k)
+    pval = np.ones(k)
+
+    def bounds(j: int) -> tuple[int, int, int]:
+        a = 0 if prev[j] < 0 else int(pos[prev[j]])
+        b = x.size if nxt[j] >= k else int(pos[nxt[j]])
+        return a, int(pos[j]), b
+
+    def update(j: int) -> None:
+        a, c, b = bounds(j)
+        eff[j] = float(np.mean(x[c:b]) - np.mean(x[a:c]))
+        pval[j] = change_p(x[a:c], x[c:b], scale, clip)
+
+    for j in range(k):
+        update(j)
+    while active.any():
+        small = active & (np.abs(eff) < min_effect)
+        if small.any():
+            j = int(np.flatnonzero(small)[np.argmin(np.abs(eff[small]))])
+        else:
+            j = int(np.flatnonzero(active)[np.argmax(pval[active])])
+            if pval[j] < alpha:
+                break
+        active[j] = False
+        pj, nj = prev[j], nxt[j]
+        if pj >= 0:
+            nxt[pj] = nj
+        if nj < k:
+            prev[nj] = pj
+        for m in (pj, nj):
+            if 0 <= m < k and active[m]:
+                update(m)
+    return [Change(int(pos[j]), float(eff[j]), float(pval[j])) for j in np.flatnonzero(active)]
 
 
 def _group_levels(means: list[float], sizes: list[int], ses: list[float], thr_min: float) -> list[list[int]]:
@@ -422,8 +445,12 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
             spread = float(np.std(v))
             if (len(cl) >= max(g.min_scattered, g.min_share * n) and spread <= 1.5 * noise.sigma
                     and spread <= 0.25 * dist and dist >= sep):
-                labels[cl] = len(lv)
-                lv.append(float(np.mean(v)))
+                near = int(np.argmin([abs(float(np.mean(v)) - u) for u in lv])) if lv else -1
+                if near >= 0 and abs(float(np.mean(v)) - lv[near]) < far:
+                    labels[cl] = near  # at a band's level already: visits of it
+                else:
+                    labels[cl] = len(lv)
+                    lv.append(float(np.mean(v)))
     if not lv:  # everything far from everything (tiny series): one band of all runs
         labels[:] = 0
         lv = [float(np.mean(x))]
