@@ -251,7 +251,7 @@ def run_cases(cases: list[dict], bandkit_root: Path, jobs: int) -> tuple[list[di
 
 
 # --------------------------------------------------------------------------- tables
-RUNNER_KINDS = [("step", {"step"}), ("episode", {"episode"}), ("bands / bimodal", {"bimodal", "bands"}),
+RUNNER_KINDS = [("step", {"step"}), ("episode", {"episode_runs"}), ("bands / bimodal", {"bimodal", "bands"}),
                 ("outliers", {"outlier_runs"}), ("trend", {"trend"}), ("warm-up", {"warmup"})]
 
 
@@ -300,7 +300,7 @@ def _hit(r: dict) -> bool:
         tol = max(2, int(0.05 * r["n_runs"]))
         return "step" in ks and any(abs((s - 1) - t["at"]) <= tol for s in r["steps"])
     if e == "episode":
-        return "episode" in ks
+        return "episode_runs" in ks
     if e == "two_level":
         return bool({"bimodal", "bands"} & ks)
     if e == "trend":

@@ -3,10 +3,10 @@
     python3 benchmarks/ci_history_byeye.py verdicts DATA_DIR out.json      # bandkit on every history
     python3 benchmarks/ci_history_byeye.py plots DATA_DIR PNG_DIR [a.json [b.json]]
 
-``verdicts`` loads each ``*.csv.gz`` with ``bandkit.load`` (today: a runner trace, one run per
-row) and records the verdict finding of its post-mortem (kind, the text renderer's phrase, the
-numbers). Run it with ``PYTHONPATH=OTHER_CHECKOUT`` to record another version's verdicts.
-``plots`` draws each history (value per row, in row order; log scale when the values span more
+``verdicts`` loads each ``*.csv.gz`` with ``bandkit.load`` (a history trace, one measurement per
+row) and records the report's headline finding (the history section's) and the post-mortem's
+verdict on the same values (kind, the text renderer's phrase, the numbers). Run it with ``PYTHONPATH=OTHER_CHECKOUT`` to record another version's verdicts.
+``plots`` draws each history (the post-mortem's run means: one per build, in build order; log scale when the values span more
 than a factor 3) on contact sheets of 8, titled with the verdicts of the given JSON files, marking
 steps (vertical lines), episodes (shaded) and band levels (horizontal lines) of the last one.
 The data set is SAP's "Performance Regression Data Set (Large)", CC-BY-4.0, © SAP SE (Thomas Bach
@@ -25,39 +25,38 @@ ATTRIBUTION = ("Data: SAP Performance Regression Data Set (Large), © SAP SE, CC
                "(github.com/SAP/performance-regression-data-set)")
 
 
-def _verdict_finding(rep) -> dict | None:
-    for f in rep.findings:
-        if f.get("section") == "postmortem":
-            return f
-    return None
-
-
 def verdicts(data_dir: Path, out: Path) -> None:
+    """Per history: the report's headline finding (the history section reads these files since it
+    landed) and the post-mortem's verdict on the same values (one run per row)."""
     import bandkit
     from bandkit.errors import BandkitError
-    from bandkit.render.text_runners import phrase
+    from bandkit.postmortem import postmortem
+    from bandkit.postmortem.section import _finding
+    from bandkit.render.text import phrase
 
     rows = []
     t_all = time.process_time()
     for p in sorted(data_dir.glob("*.csv.gz")):
         t = time.process_time()
         try:
-            traces = bandkit.load(p)
+            trace = bandkit.load(p)
         except BandkitError as exc:
             rows.append({"file": p.name, "error": str(exc)})
             continue
-        rep = bandkit.analyze(traces)
-        f = _verdict_finding(rep) or {}
-        entry = rep.to_dict()["traces"][0]
-        rows.append({"file": p.name, "runs": entry.get("runs"), "verdict": entry.get("verdict"),
-                     "kind": f.get("kind"), "phrase": phrase(f) if f else "",
-                     "steps": [s["run"] for s in entry.get("steps") or []],
-                     "episodes": [[e["start_run"], e["end_run"]] for e in entry.get("episodes") or []],
-                     "levels": [b["level"] for b in entry.get("run_bands") or []],
-                     "outlier_runs": len(entry.get("outlier_runs") or []),
-                     "suspects": [s["metadata"] for s in entry.get("suspects") or []],
+        rep = bandkit.analyze(trace)
+        head = next((f for f in rep.findings if f.get("trace") == 0), None)
+        pm = postmortem(trace)
+        f = _finding(pm)
+        rows.append({"file": p.name, "runs": pm.n_runs, "headline_kind": head and head["kind"],
+                     "headline": phrase(head) if head else "", "verdict": pm.verdict, "kind": f["kind"],
+                     "phrase": phrase(f),
+                     "steps": [s.run for s in pm.steps],
+                     "episodes": [[e.start_run, e.end_run] for e in pm.episodes],
+                     "levels": [b.level for b in pm.bands],
+                     "outlier_runs": len(pm.outlier_runs),
+                     "suspects": [s.metadata for s in pm.suspects],
                      "cpu_s": round(time.process_time() - t, 2)})
-        print(f"{p.name}: {rows[-1]['phrase']}", flush=True)
+        print(f"{p.name}: [{rows[-1]['headline']}] {rows[-1]['phrase']}", flush=True)
     out.write_text(json.dumps({"bandkit": bandkit.__file__, "cpu_s": time.process_time() - t_all,
                                "rows": rows}, indent=1))
 
@@ -67,7 +66,8 @@ def plots(data_dir: Path, png_dir: Path, jsons: list[Path]) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import pandas as pd
+    import bandkit
+    from bandkit.postmortem.runs import run_table
 
     runs = [{r["file"]: r for r in json.loads(j.read_text())["rows"]} for j in jsons]
     png_dir.mkdir(parents=True, exist_ok=True)
@@ -76,8 +76,7 @@ def plots(data_dir: Path, png_dir: Path, jsons: list[Path]) -> None:
     for sheet in range(0, len(files), per):
         fig, axes = plt.subplots(per // 2, 2, figsize=(16, 2.6 * per // 2), squeeze=False)
         for ax, p in zip(axes.ravel(), files[sheet:sheet + per]):
-            d = pd.read_csv(p)
-            v = d["value"].to_numpy(dtype=float)
+            v = run_table(bandkit.load(p)).means  # what the post-mortem sees: one mean per run (build)
             x = np.arange(1, len(v) + 1)
             ax.plot(x, v, ".", ms=1.5, color="k", alpha=0.6)
             if len(v) and np.nanmin(v) > 0 and np.nanmax(v) / np.nanmin(v) > 3:
@@ -86,6 +85,8 @@ def plots(data_dir: Path, png_dir: Path, jsons: list[Path]) -> None:
             for k, r in enumerate(runs):
                 row = r.get(p.name, {})
                 title.append(f"[{'ABCD'[k]}] " + (row.get("phrase") or row.get("error") or "–")[:110])
+                if row.get("headline"):
+                    title.append(f"    report: {row['headline'][:100]}")
             if runs:
                 row = runs[-1].get(p.name, {})
                 for s in row.get("steps", []):

@@ -302,6 +302,8 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
     else:
         x = np.log(m)
         tick_rel = tick / float(np.median(m)) if tick else None
+    if tick_rel is not None and tick_rel >= 1.0:
+        tick_rel = None  # a "tick" as large as the values (0 s and 1 s) is no timer's resolution
     pen = g.penalty_factor * math.log(max(n, 2))
     noise = estimate_noise(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel, within=within,
                            two_level=(g.min_share, g.min_scattered, g.band_sigmas))
@@ -462,17 +464,32 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     return labels, levels
 
 
-def _episodes(blocks: list[tuple[int, int, int]], labels: np.ndarray, min_block: int) -> list[int]:
-    """Indices (into ``blocks``) of episodes: the only block of a band other than the most populated
-    one, between two blocks of one band."""
+MAX_RARE_VISITS = 3  # a band under min_share visited at most this often is episodes, not a second level
+
+
+def _episodes(blocks: list[tuple[int, int, int]], labels: np.ndarray, min_block: int,
+              min_share: float = 1.0) -> list[int]:
+    """Indices (into ``blocks``) of episodes: a block of a band other than the most populated one,
+    between two blocks of one band, when it is that band's only block - or when the band holds less
+    than ``min_share`` of the runs in at most ``MAX_RARE_VISITS`` such blocks (a few brief visits
+    of a level are episodes, not "2 levels: 287 (94 %), 339 (0 %)")."""
     count: dict[int, int] = {}
     for b in blocks:
         count[b[0]] = count.get(b[0], 0) + 1
-    main = int(np.argmax(np.bincount(labels[labels >= 0])))
+    sizes = np.bincount(labels[labels >= 0])
+    main = int(np.argmax(sizes))
+    n = labels.size
+    flanked = [0 < i < len(blocks) - 1 and blocks[i - 1][0] == blocks[i + 1][0]
+               and blocks[i][2] - blocks[i][1] + 1 >= min_block for i in range(len(blocks))]
     out = []
     for i in range(1, len(blocks) - 1):
-        band, s, e = blocks[i]
-        if band != main and count[band] == 1 and blocks[i - 1][0] == blocks[i + 1][0] and e - s + 1 >= min_block:
+        band = blocks[i][0]
+        if band == main or not flanked[i]:
+            continue
+        if count[band] == 1:
+            out.append(i)
+        elif (count[band] <= MAX_RARE_VISITS and sizes[band] < min_share * n
+              and all(flanked[j] for j, b in enumerate(blocks) if b[0] == band)):
             out.append(i)
     return out
 
@@ -508,8 +525,8 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     if L == n or rest.size == 0:  # one band throughout: leading outliers only
         L = int(ok_idx[0])
         rest = labels[L:][labels[L:] >= 0]
-    if not 1 <= L <= limit or rest.size < g.min_block or np.any(rest != rest[0]):
-        return 0
+    if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block or np.any(rest != rest[0]):
+        return 0  # (half the runs slower first is a step, not a warm-up)
     # trailing outliers of the leading stretch that sit at the later band's level are not warm-up
     ref = levels[int(rest[0])]
     while L > 0 and x[L - 1] - ref < math.log(g.min_ratio) and labels[L - 1] < 0:
@@ -531,7 +548,7 @@ def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification
     if nb <= 1:
         verdict = "stable"
     else:
-        ep = _episodes(blocks, labels, g.min_block)
+        ep = _episodes(blocks, labels, g.min_block, g.min_share)
         episodes = [blocks[i] for i in ep]
         rest = collapse_blocks(blocks, ep)
         seen = [b[0] for b in rest]

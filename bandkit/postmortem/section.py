@@ -21,7 +21,7 @@ from ..section import SectionResult
 from . import postmortem
 from .summary import summarize
 
-_FINDING_KIND = {"step": "step", "episode": "episode", "bimodal": "bimodal", "bands": "bands", "trend": "trend",
+_FINDING_KIND = {"step": "step", "episode": "episode_runs", "bimodal": "bimodal", "bands": "bands", "trend": "trend",
                  "warmup": "warmup", "outliers": "outlier_runs", "no_runs": "no_per_run_data",
                  "too_few_runs": "too_few_runs", "stable": "stable_runs"}
 
