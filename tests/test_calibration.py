@@ -189,3 +189,24 @@ def test_power_suite_smoke_steps_found_at_their_run():
         pm = postmortem(_runner_trace(seq, f"step{k}"))
         hits += pm.verdict == "step" and any(abs(s.run - 1 - seq.truth["at"]) <= 1 for s in pm.steps)
     assert hits >= 19
+
+
+def _series_trace(v):
+    from bandkit.trace import Trace, TraceMeta
+
+    df = pd.DataFrame({"time": np.arange(v.size, dtype=np.float64), "value": v})
+    return Trace(df, TraceMeta(path="s", format="synthetic", kind="series", value_unit="ms"))
+
+
+def test_clock_tick_grid_is_not_bands_but_levels_two_ticks_apart_are():
+    """Bands section, quantisation gate: whole-tick readings of one level (sd ~ 1 tick) made '3-4
+    bands' one tick apart on old main; two true levels 2 ticks apart stay two bands."""
+    rng = np.random.default_rng(4)
+    grid = np.round(100 + 2.0 * rng.standard_normal(1500) / 2) * 2  # tick 2, sd 1 tick
+    f = [x for x in analyze(_series_trace(grid)).to_dict()["findings"] if x["kind"] == "band_levels"]
+    assert not f
+    lv = np.where((np.arange(1200) // 60) % 3 == 0, 90.0, 100.0)  # dwell 60, a third at 90
+    for sd in (0.004, 0.015):  # values 90 / 100 only; or 90, 95, 100, 105 (tick 5)
+        two = np.round((lv * np.exp(sd * rng.standard_normal(1200))) / 5) * 5
+        (f,) = [x for x in analyze(_series_trace(two)).to_dict()["findings"] if x["kind"] == "band_levels"]
+        assert f["n_bands"] == 2 and sorted(round(x) for x in f["levels"]) == [90, 100]

@@ -1,6 +1,8 @@
 """The report section for bands: ``section(trace, options) -> SectionResult`` (name "bands")."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import UsageError
 from .api import find_bands
 
@@ -14,13 +16,26 @@ MIN_RUNS_FOR_MEANS = 8
 #: fitted density). Measured by benchmarks/calibration.py (benchmarks/RESULTS_calibration.md).
 MIN_DWELL = 3
 MIN_SHARE = 0.05
+#: Quantisation gate: on values that sit on a clock-tick grid, a band less than this many ticks from
+#: a more populated one is the grid itself (whole milliseconds read as 2 / 3 / 4 ms), not a level.
+MIN_TICKS_APART = 1.5
 
 
 def supported_bands(res) -> list[int]:
     """Indices of the bands that pass the support gate, most populated first."""
+    from ..robust import detect_tick
+
     bands = sorted(res.bands, key=lambda b: -b.count)
+    v = np.asarray(res.values, dtype=np.float64)
+    # a grid needs three values on it at least (two values are two levels as much as one tick)
+    tick = detect_tick(v) if len(bands) > 1 and np.unique(v[np.isfinite(v)]).size >= 3 else None
+
+    def on_grid(i: int) -> bool:  # next to a more populated band on the tick grid
+        return tick is not None and any(abs(bands[i].level - o.level) < MIN_TICKS_APART * tick
+                                        for o in bands[:i])
+
     return [b.index for i, b in enumerate(bands)
-            if i == 0 or (b.dwell_max_samples or 0) >= MIN_DWELL or b.share >= MIN_SHARE]
+            if i == 0 or (((b.dwell_max_samples or 0) >= MIN_DWELL or b.share >= MIN_SHARE) and not on_grid(i))]
 
 
 def section(trace, options):
@@ -55,6 +70,7 @@ def section(trace, options):
                           "excluded": d["excluded"], "degraded_time_s": d["degraded_time_s"],
                           "higher_is_better": d["higher_is_better"], "method": d["method"],
                           "support_gate": {"min_dwell": MIN_DWELL, "min_share": MIN_SHARE,
+                                           "min_ticks_apart": MIN_TICKS_APART,
                                            "supported": len(ok)}},
     }
     findings = []
