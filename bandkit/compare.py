@@ -44,7 +44,7 @@ from ._json import jsonable
 from .postmortem import postmortem, run_table
 from .trace import Trace
 
-NOISY_VERDICTS = ("step", "bimodal", "bands", "trend")
+NOISY_VERDICTS = ("step", "episode", "bimodal", "bands", "trend")
 #: How a benchmark was compared (see the module docstring).
 METHODS = ("runs", "welch-stats", "ci-overlap", "point")
 

@@ -77,3 +77,30 @@ def median_period(times, *, grid: bool = False) -> float | None:
     if grid and (d > 0.5 * m).any():
         return float(np.median(d[d > 0.5 * m]))
     return m
+
+
+def detect_tick(values: np.ndarray, max_decimals: int = 6, max_divisor: int = 10) -> float | None:
+    """The quantisation step of ``values`` (e.g. 1.0 for whole milliseconds), or None when they are
+    not on a grid. Decimal grids exactly (greatest common divisor of the scaled differences between
+    distinct values, up to ``max_decimals`` decimals); other grids (a clock of 4.9 units) as the
+    smallest gap between distinct values, or an integer fraction of it up to ``max_divisor``, that
+    every gap is a whole multiple of (to 1e-6 of the gap)."""
+    v = np.unique(np.asarray(values, dtype=np.float64))
+    v = v[np.isfinite(v)]
+    if v.size < 2 or np.max(np.abs(v)) > 1e12:
+        return None
+    for d in range(max_decimals + 1):
+        s = v * 10.0 ** d
+        r = np.round(s)
+        if np.all(np.abs(s - r) <= 1e-6 * np.maximum(1.0, np.abs(s))):
+            g = int(np.gcd.reduce(np.diff(r).astype(np.int64)))
+            return g / 10.0 ** d if g > 0 else None
+    if v.size > 100_000:
+        return None
+    gaps = np.diff(v)
+    d0 = float(np.min(gaps))
+    for k in range(1, max_divisor + 1):
+        q = gaps / (d0 / k)
+        if np.all(np.abs(q - np.round(q)) <= 1e-6 * np.maximum(1.0, q)):
+            return d0 / k
+    return None

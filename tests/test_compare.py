@@ -48,7 +48,8 @@ def test_compare_generated(ab):
     s = by["same"]
     assert s.ci_low < 1.0 < s.ci_high and not s.significant and not s.noisy
     g = by["glitchy"]
-    assert g.noisy and "B bimodal" in g.noisy_reasons and g.verdict_b == "bimodal"
+    # runs 9-12 at 1.5x between runs at 1.0: a slow episode that came back (issue 12), still noisy
+    assert g.noisy and "B episode" in g.noisy_reasons and g.verdict_b == "episode"
     expected_gm = float(np.exp(np.mean(np.log([f.ratio, s.ratio, g.ratio]))))
     assert cmp.geomean == pytest.approx(expected_gm)
     assert cmp.geomean_clean == pytest.approx(float(np.sqrt(f.ratio * s.ratio)))

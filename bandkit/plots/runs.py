@@ -11,7 +11,7 @@ from ..trace import Trace
 
 def plot_runs(trace: Trace, pm=None, *, ax=None, show_values: bool = True):
     """Per-run means (dots) and individual values (small grey marks) against the run number;
-    steps as vertical lines, band levels as horizontal lines, outliers circled.
+    steps as vertical lines, episodes shaded, band levels as horizontal lines, outliers circled.
     ``pm``: a :class:`~bandkit.postmortem.PostMortem` (computed when None). Returns the Axes."""
     import matplotlib.pyplot as plt
 
@@ -33,6 +33,8 @@ def plot_runs(trace: Trace, pm=None, *, ax=None, show_values: bool = True):
         ax.axvline(st.run - 0.5, color="tab:orange", lw=1.2, ls="--")
         ax.annotate(f"run {st.run}: ×{st.factor:.2f}", (st.run - 0.5, ax.get_ylim()[1]), fontsize=8,
                     ha="left", va="top", color="tab:orange")
+    for e in getattr(pm, "episodes", ()):
+        ax.axvspan(e.start_run - 0.5, e.end_run + 0.5, color="tab:orange", alpha=0.15, lw=0)
     if pm.verdict in ("bimodal", "bands"):
         for b in pm.bands:
             ax.axhline(b.level, color="tab:green", lw=0.8, alpha=0.7)

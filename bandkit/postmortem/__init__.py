@@ -1,36 +1,46 @@
 """Benchmark post-mortems: where did a runner's run sequence change, and which per-run metadata
 changed with it.
 
-``postmortem(trace)`` -> :class:`PostMortem` (verdict, steps, bands, outliers, suspects);
+``postmortem(trace)`` -> :class:`PostMortem` (verdict, steps, episodes, bands, outliers, suspects);
 ``summarize(postmortems)`` -> counts of verdicts and the suspects shared across benchmarks.
 Steps and bands are found on per-run means (see :mod:`.runs`); run numbers are the trace's
 ``run`` column (pyperf: runs with values, 1-based, calibration runs excluded).
 """
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import numpy as np
+from scipy import special
 
 from ..trace import Trace
-from .classify import VERDICTS, Classification, classify, welch_ratio
-from .result import PostMortem, RunBand, Step
+from .classify import (VERDICTS, Classification, Gates, block_ratio, change_p, classify, collapse_blocks,
+                       outlier_sigmas)
+from .noise import detect_tick, within_run_se
+from .result import Episode, PostMortem, RunBand, Step
 from .runs import RunTable, run_table
 from .suspects import Suspect, rank_suspects
 from .summary import CrossSummary, summarize
 
 __all__ = ["postmortem", "summarize", "classify", "run_table", "rank_suspects",
-           "PostMortem", "Step",
+           "PostMortem", "Step", "Episode", "Gates",
            "RunBand", "Suspect", "CrossSummary", "RunTable", "Classification", "VERDICTS"]
 
 
-def postmortem(trace: Trace, *, min_ratio: float = 1.05, noise_floor: float = 0.002, min_runs: int = 4,
-               max_suspects: int = 5) -> PostMortem:
+def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: float = 0.002, min_runs: int = 4,
+               max_suspects: int = 5, gates: Gates | None = None) -> PostMortem:
     """Classify ``trace``'s run sequence and rank the metadata suspects.
 
-    ``min_ratio``: smallest level change reported (1.05 = 5 %); ``noise_floor``: smallest
-    relative noise assumed per run; ``min_runs``: fewer runs -> verdict ``too_few_runs``.
+    ``min_ratio``: smallest level change reported (default ``Gates.min_ratio``, 1.03 = 3 %);
+    ``noise_floor``: smallest relative noise assumed per run; ``min_runs``: fewer runs -> verdict
+    ``too_few_runs``; ``gates``: every decision threshold (:class:`~bandkit.postmortem.classify.Gates`).
     """
-    if min_ratio <= 1.0:
-        raise ValueError("min_ratio must be > 1")
+    g = gates or Gates()
+    if min_ratio is not None:
+        if min_ratio <= 1.0:
+            raise ValueError("min_ratio must be > 1")
+        g = dataclasses.replace(g, min_ratio=float(min_ratio))
     rt = run_table(trace)
     name = trace.label
     unit = trace.meta.value_unit
@@ -39,58 +49,68 @@ def postmortem(trace: Trace, *, min_ratio: float = 1.05, noise_floor: float = 0.
     if summary_only:
         return PostMortem(name, unit, "no_runs", 0, nvals, rt.runs, rt.means, np.zeros(len(rt), np.int64),
                           summary_only=True, note=str(trace.meta.extra.get("no_runs_reason", "no per-run data")))
-    cl = classify(rt.means, min_ratio=min_ratio, noise_floor=noise_floor, min_runs=min_runs)
+    within, tick = _noise_inputs(trace)
+    cl = classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick, gates=g)
     runs = rt.runs
     if cl.verdict in ("no_runs", "too_few_runs"):
         return PostMortem(name, unit, cl.verdict, len(rt), nvals, runs, rt.means, cl.labels,
                           note=f"{len(rt)} run(s); at least {min_runs} needed")
-    logm = np.log(rt.means) if np.all(rt.means > 0) else rt.means
-    steps = []
-    blocks = list(cl.blocks)
-    for (b0, s0, e0), (b1, s1, e1) in zip(blocks[:-1], blocks[1:]):
-        if b0 == b1:
-            continue
-        ia = np.arange(s0, e0 + 1)
-        ib = np.arange(s1, e1 + 1)
-        ia, ib = ia[cl.labels[ia] >= 0], ib[cl.labels[ib] >= 0]
-        before, after = float(np.mean(rt.means[ia])), float(np.mean(rt.means[ib]))
-        lo, hi, p = welch_ratio(logm[ia], logm[ib])
-        ratio = after / before if before != 0 else (np.inf if after > 0 else np.nan)  # a step up from 0
-        steps.append(Step(int(runs[s1]), before, after, ratio, lo, hi, p, len(ia), len(ib)))
-    bands = []
+    x = cl.x
     nk = len(rt)
+    scale = cl.test_scale
+    clip = g.clip * cl.sigma
+    labels = cl.labels
+    bands = []
+    main = int(np.argmax(np.bincount(labels[labels >= 0], minlength=len(cl.levels))))
     for k in range(len(cl.levels)):
-        sel = np.flatnonzero(cl.labels == k)
-        bands.append(RunBand(float(np.mean(rt.means[sel])), len(sel) / nk, tuple(int(r) for r in runs[sel])))
+        sel = np.flatnonzero(labels == k)
+        p = None if k == main else _level_p(x, sel, np.flatnonzero(labels == main), scale)
+        bands.append(RunBand(float(np.mean(rt.means[sel])), len(sel) / nk, tuple(int(r) for r in runs[sel]), p))
+    episodes = [_episode(x, rt.means, runs, labels, blk, cl.blocks, scale, clip) for blk in cl.episodes]
+    steps: list[Step] = []
+    verdict = cl.verdict
+    if verdict == "step":
+        blocks = collapse_blocks(list(cl.blocks), [i for i, b in enumerate(cl.blocks) if b in cl.episodes])
+        for (b0, s0, e0), (b1, s1, e1) in zip(blocks[:-1], blocks[1:]):
+            ia = np.arange(s0, e0 + 1)
+            ib = np.arange(s1, e1 + 1)
+            ia, ib = ia[labels[ia] == b0], ib[labels[ib] == b1]
+            ratio, lo, hi = block_ratio(x, ia, ib, scale)
+            before, after = float(np.mean(rt.means[ia])), float(np.mean(rt.means[ib]))
+            if np.any(rt.means <= 0):  # a step from or to 0: ratio infinite or undefined
+                ratio = after / before if before != 0 else (math.inf if after > 0 else math.nan)
+            p = _edge_p(x, ia, ib, scale, clip)
+            rlo, rhi = _location_ci(x, ia, ib, scale, runs)
+            steps.append(Step(int(runs[ib[0]]), before, after, ratio, lo, hi, p, len(ia), len(ib), rlo, rhi))
     outliers = tuple(int(runs[i]) for i in cl.outliers)
-    warmup: tuple[int, ...] = ()
+    warmup = tuple(int(r) for r in runs[:cl.warmup])
     affected = np.zeros(nk, dtype=bool)
     reference = None
     step_index = None
-    verdict = cl.verdict
     if verdict == "warmup":
-        b, s, e = blocks[0]
-        warmup = tuple(int(r) for r in runs[s:e + 1])
-        affected[s:e + 1] = True
+        affected[:cl.warmup] = True
         reference = "warm-up runs vs the rest"
-        steps = []
     elif verdict == "step" and steps:
-        steps = _with_location_ci(steps, logm, runs)
         with np.errstate(divide="ignore", invalid="ignore"):  # ratio 0 or inf: a step from or to 0
-            big = max(range(len(steps)), key=lambda i: abs(np.log(steps[i].ratio)))
+            big = max(range(len(steps)), key=lambda i: abs(np.log(steps[i].factor)))
         step_index = int(np.flatnonzero(runs == steps[big].run)[0])
         affected[step_index:] = True
         reference = f"runs from {steps[big].run} on vs the runs before"
-    elif verdict in ("bimodal", "bands"):
-        steps = []  # transitions between bands are not steps: the bands say which runs
-        main = int(np.argmax([len(b.runs) for b in bands]))
-        affected = (cl.labels != main) & (cl.labels >= 0)
+    elif verdict == "episode":
+        for _, s0, e0 in cl.episodes:
+            affected[s0:e0 + 1] = True
+        reference = "runs in the episode(s) vs the rest"
+    elif verdict == "bimodal":
+        affected = (labels != main) & (labels >= 0)
         reference = "runs outside the most populated band vs the runs in it"
+    elif verdict == "bands":
+        far_band = max((k for k in range(len(cl.levels)) if k != main),
+                       key=lambda k: abs(cl.levels[k] - cl.levels[main]))
+        affected = labels == far_band
+        reference = "runs in the band farthest from the most populated one vs the rest"
     elif verdict == "outliers":
-        affected = cl.labels < 0
+        affected = labels < 0
         reference = "outlier runs vs the rest"
-    if verdict in ("trend", "stable", "outliers"):
-        steps = []
     suspects: list[Suspect] = []
     if affected.any() and not affected.all():
         suspects = rank_suspects(rt.metadata, affected, step_index=step_index, max_suspects=max_suspects)
@@ -101,33 +121,73 @@ def postmortem(trace: Trace, *, min_ratio: float = 1.05, noise_floor: float = 0.
                 ev["changepoint_run"] = int(runs[ev.pop("changepoint_index")])
             fixed.append(Suspect(s.metadata, s.score, ev))
         suspects = fixed
-    slow = _slow_runs(rt.means, cl.labels, bands, min_ratio, bool(trace.meta.extra.get("higher_is_better") or False))
-    return PostMortem(name, unit, verdict, nk, nvals, runs, rt.means, cl.labels, tuple(steps), tuple(bands),
+    hib = bool(trace.meta.extra.get("higher_is_better") or False)
+    slow = _slow_runs(rt.means, labels, bands, g.min_ratio, hib)
+    for e, blk in zip(episodes, cl.episodes):
+        if (e.ratio > 1) != hib:
+            slow[blk[1]:blk[2] + 1] = True
+    gate = {"noise": cl.noise.to_dict() if cl.noise else None, "test_scale": scale,
+            "min_ratio": g.min_ratio, "alpha": g.alpha, "visible_sigmas": g.visible, "min_block": g.min_block,
+            "min_share": g.min_share, "outlier_alpha": g.outlier_alpha,
+            "outlier_sigmas": outlier_sigmas(nk, g.outlier_alpha),
+            "changes": [{"run": int(runs[c.index]), "ratio": float(np.exp(c.effect)), "p_value": c.p_value}
+                        for c in cl.changes]}
+    return PostMortem(name, unit, verdict, nk, nvals, runs, rt.means, labels, tuple(steps), tuple(bands),
                       outliers, warmup, cl.trend, tuple(int(r) for r in runs[affected]), reference,
                       tuple(suspects), float(cl.sigma), slow_runs=tuple(int(r) for r in runs[slow]),
-                      metadata=rt.metadata)
+                      metadata=rt.metadata, episodes=tuple(episodes), gate=gate)
 
 
-def _with_location_ci(steps: list[Step], logm: np.ndarray, runs: np.ndarray) -> list[Step]:
-    """Attach the location interval of each step from the change-point detector (same data)."""
-    import dataclasses
+def _noise_inputs(trace: Trace) -> tuple[float | None, float | None]:
+    """(within-run standard error of a run mean, relative; quantisation step of the values)."""
+    s = trace.samples
+    v = s["value"].to_numpy(dtype=np.float64)
+    ok = np.isfinite(v)
+    within = within_run_se(v[ok], s["run"].to_numpy()[ok]) if "run" in s.columns else None
+    return within, detect_tick(v[ok])
 
-    from ..changepoints import detect_changepoints
-    from ..errors import BandkitError
 
-    try:
-        res = detect_changepoints(logm, cost="l2", penalty="auto", min_size=1, n_boot=200, seed=0)
-    except (BandkitError, ValueError):
-        return steps
-    out = []
-    for st in steps:
-        k = int(np.flatnonzero(runs == st.run)[0])
-        near = [c for c in res.changepoints if abs(int(c.index) - k) <= 1]
-        if near:
-            c = min(near, key=lambda c: abs(int(c.index) - k))
-            st = dataclasses.replace(st, run_ci_low=int(runs[int(c.ci_low)]), run_ci_high=int(runs[int(c.ci_high)]))
-        out.append(st)
-    return out
+def _edge_p(x: np.ndarray, ia: np.ndarray, ib: np.ndarray, scale: float, clip: float) -> float:
+    """p-value of the change between blocks ``ia`` and ``ib`` (see :func:`.classify.change_p`)."""
+    return change_p(x[ia], x[ib], scale, clip)
+
+
+def _level_p(x: np.ndarray, a: np.ndarray, b: np.ndarray, scale: float) -> float:
+    """Two-sided p-value of the difference of the mean of x[a] and x[b] (long-run sd ``scale``)."""
+    se = scale * math.sqrt(1.0 / max(len(a), 1) + 1.0 / max(len(b), 1))
+    d = float(np.mean(x[a]) - np.mean(x[b]))
+    return float(special.erfc(abs(d) / se / math.sqrt(2.0))) if se > 0 else 0.0
+
+
+def _location_ci(x, ia, ib, scale, runs) -> tuple[int | None, int | None]:
+    """95 % bootstrap interval of the step location (run numbers) on the two blocks' values."""
+    from ..changepoints.uncertainty import location_ci
+
+    w = np.concatenate([x[ia], x[ib]]) / scale if scale > 0 else None
+    if w is None or len(ia) < 2 or len(ib) < 2:
+        return None, None
+    lo, hi = location_ci(w, len(ia), 0, len(w), min_size=1, n_boot=200, rng=np.random.default_rng(0))
+    pos = np.concatenate([ia, ib])
+    return int(runs[pos[lo]]), int(runs[pos[hi]])
+
+
+def _episode(x, means, runs, labels, blk, blocks, scale, clip) -> Episode:
+    band, s, e = blk
+    i = list(blocks).index(blk)
+    before, after = blocks[i - 1], blocks[i + 1]
+    ia = np.arange(before[1], before[2] + 1)
+    ia = ia[labels[ia] == before[0]]
+    ic = np.arange(after[1], after[2] + 1)
+    ic = ic[labels[ic] == after[0]]
+    ib = np.arange(s, e + 1)
+    ib = ib[labels[ib] == band]
+    base = np.concatenate([ia, ic])
+    ratio, lo, hi = block_ratio(x, base, ib, scale)
+    p = max(_edge_p(x, ia, ib, scale, clip), _edge_p(x, ib, ic, scale, clip))
+    level, baseline = float(np.mean(means[ib])), float(np.mean(means[base]))
+    if np.any(means <= 0):
+        ratio = level / baseline if baseline else float("nan")
+    return Episode(int(runs[s]), int(runs[e]), level, baseline, ratio, lo, hi, p, len(ib))
 
 
 def _slow_runs(means: np.ndarray, labels: np.ndarray, bands: list, min_ratio: float, hib: bool) -> np.ndarray:
@@ -142,3 +202,4 @@ def _slow_runs(means: np.ndarray, labels: np.ndarray, bands: list, min_ratio: fl
     out = (labels < 0) & (sign * np.log(np.maximum(means, 1e-300) / ref) >= np.log(min_ratio)) if ref > 0 \
         else np.zeros(len(means), dtype=bool)
     return slow | out
+

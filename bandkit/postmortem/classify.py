@@ -1,148 +1,173 @@
-"""Classification of a benchmark's run sequence: stable, step, bimodal / bands, trend, warm-up,
-outliers.
+"""Classification of a benchmark's run sequence: stable, step, episode, bimodal / bands, trend,
+warm-up, outliers - each through a documented gate (:class:`Gates`), with its effect size and a
+p-value that holds under realistic noise (heavy tails, AR(1), slow wander, clock ticks, spikes;
+measured by ``benchmarks/calibration.py``).
 
-Method (on ``x = log(per-run mean)``, so that levels compare as ratios):
+Method, on ``x = log(per-run mean)`` (levels compare as ratios):
 
-1. Noise: ``sigma`` = 1.4826 x MAD of the first differences / sqrt(2) (insensitive to steps and
-   to isolated outliers), floored at ``noise_floor`` (relative, default 0.2 %) so that runs that
-   agree to a few ppm do not make every wiggle "significant".
-2. Segmentation: exact penalised L2 segmentation of ``x / sigma`` (FPOP from
-   :mod:`bandkit.changepoints.fpop`), penalty ``3 log n`` (BIC-like, a bit conservative for
-   the short series runners produce).
-3. Levels: segment levels are merged, smallest gap first, while neighbouring levels differ by
-   less than ``max(log(min_ratio), 4 sigma)``. A level is a *band* when the runs hold it for three
-   or more consecutive runs, or for two if it lies far from the most populated level (6 sigma at 20
-   runs, 8 at 400: :data:`FAR_SIGMAS_BASE`), or when three or more isolated runs visit it that agree
-   (sd <= 2 sigma) and lie as far out; the
-   runs of other levels are *outliers* (heavy-tailed noise makes isolated runs far out, and a few of
-   them at a similar level are no second band).
-4. Verdict from the band sequence of the runs (outliers left out): one band -> ``stable`` (or
-   ``trend`` when Kendall's tau is significant, p < 0.001, and the Theil-Sen drift over the
-   series reaches ``min_ratio``; or ``outliers`` when there are some); every band one contiguous
-   block -> ``step`` (one step per block boundary; ``warmup`` instead when the only step follows
-   a short, slower first block of at most ``max(2, 10 % of runs)`` runs; ``trend`` instead when the
-   drift is significant as above and a straight line has a lower BIC than the blocks - a linear
-   drift cut into a staircase); a band that comes back -> ``bimodal`` (two bands) or ``bands``.
+1. **Noise** (:mod:`.noise`): robust run-to-run sd ``sigma`` (capped by scales that levels
+   alternating run by run cannot inflate), lag-1 autocorrelation ``rho`` and long-run sd
+   ``sigma_lr``, floored by half the clock tick of the values and by the within-run standard error.
+2. **Far runs**: farther than ``far = max(c sigma, log min_ratio)`` from the level around them,
+   ``c`` the two-sided Student-t quantile (n - 1 degrees of freedom) that ``outlier_alpha`` (1 %) of
+   Gaussian series exceed once in ``n`` runs (4.2 sd at 20 runs, 4.9 at 10,000). The level around
+   a run is first a running median of 7 runs, then the level of the segment around it (step 3),
+   alternating until the far runs settle. ``min_block`` (3) or more consecutive far runs on one
+   side whose median distance is at least 0.6 of the largest are an **excursion** (a level held);
+   a shock fading away in AR(1) noise (d, rho d, rho^2 d) is not.
+3. **Segmentation** of the other runs: exact penalised L2 segmentation (FPOP,
+   :mod:`bandkit.changepoints.fpop`) of ``x / sigma_lr``, penalty ``3 log n``, then backward
+   pruning: a change stays only if it is significant (:func:`change_p` < ``alpha`` = 0.001: both
+   sides winsorised at ``clip`` = 2.5 sigma around their common median, two-sample z with the
+   long-run sd of the winsorised residuals, Bonferroni over the places the change could have
+   been) and large: ``|effect| >= max(log min_ratio, visible x sigma)`` (a shift a person can see,
+   and that slow 1/f wander of the environment does not produce).
+4. **Levels and the support gate**: segments of ``min_block`` runs or more and excursions are
+   grouped, nearest first, while two levels differ by less than ``max(log min_ratio, 3 standard
+   errors)``; these levels are **bands** (each rests on ``min_block`` consecutive runs). The other
+   far runs are *scattered*: they join the band around them when within ``far`` of it; they are
+   visits of another band when near it, that band stands ``band_sigmas`` (4) sd from the one
+   around them, and such visits number ``min_scattered`` (5) and ``min_share`` (5 %) of the runs
+   outside the band; scattered runs at a common level make a band of their own with
+   ``min_scattered`` runs and ``min_share`` of all runs that agree (sd <= 1.5 sigma and <= 1/4 of
+   their distance from the main band, which is >= 4 sd). Everything else is an **outlier**: a
+   handful of scattered points is never a band.
+5. **Verdict** from the sequence of band blocks (outliers left out): one band -> ``stable``, or
+   ``trend`` (least-squares drift with a long-run standard error, ``p < alpha`` and
+   ``|drift| >= max(log min_ratio, visible x sigma)``), or ``outliers``. The only block of a band
+   other than the most populated one, between two blocks of one band, is an **episode** (a step
+   and its return). After removing episodes: a band that comes back -> ``bimodal`` (two bands) or
+   ``bands``; two or more blocks -> ``step``; only episodes -> ``episode``. Any of these becomes
+   ``trend`` when the drift is significant and a straight line has a lower BIC than the band
+   levels of the blocks (a drift cut into a staircase). Leading runs (at most max(3, min(10 %,
+   10))) slower by ``min_ratio`` than the one band that holds every later run, with slow outliers
+   rare later on, are a ``warmup``.
 
-Step statistics: ``before`` / ``after`` are the means of the per-run means of the two blocks
-(outliers excluded); ``ratio = after / before``; the 95 % CI and p-value come from Welch's t-test
-on the log run means of the two blocks. The p-value is nominal: it does not correct for the step
-location having been chosen by the data.
+Every change carries its effect (log ratio of the levels on each side) and its p-value; step and
+episode ratios get a 95 % interval from the long-run standard error of the block means.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
+from scipy import special
+from scipy.ndimage import median_filter
 
 from ..changepoints.fpop import fpop
-from ..robust import diff_noise_sd
+from ..changepoints.penalty import long_run_factor, robust_lag1
+from .noise import RunNoise, estimate_noise, robust_sd, segment_medians
 
-#: How far (in noise sd) a level held only briefly must lie from the main level to count as a band:
-#: ``FAR_SIGMAS_BASE + FAR_SIGMAS_PER_DECADE * log10(n)`` (6 sigma at 20 runs, 7.9 at 400): the more
-#: runs, the more chance pairs of far runs heavy-tailed noise produces. Chosen on generated data
-#: (benchmarks/bench_runners.py, part B: Student-t noise vs short bimodal episodes).
-FAR_SIGMAS_BASE = 4.0
-FAR_SIGMAS_PER_DECADE = 1.5
+VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
+            "no_runs")
 
-VERDICTS = ("stable", "step", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs", "no_runs")
+#: Width (runs) of the running median that outlier candidates are measured from.
+LOCAL_WIDTH = 7
 
 
 @dataclass(frozen=True)
-class RunSegmentation:
-    """Internal result: per-run band label (-1 = outlier), band levels (log), sigma, blocks."""
+class Gates:
+    """The gates a finding passes to reach the verdict (defaults measured by
+    ``benchmarks/calibration.py``, see benchmarks/RESULTS_calibration.md).
 
+    ``min_ratio``: smallest level change, episode, band distance, drift or outlier reported
+    (1.03 = 3 %). ``alpha``: significance of a level change or a drift. ``visible``: a change or
+    drift must also reach this many run-to-run sds. ``min_block``: consecutive runs that make a
+    level a band, an episode or a step's side. ``min_share``: share of the runs that makes a
+    scattered level a band, with at least ``min_scattered`` runs. ``band_sigmas``: scattered runs count as visits of a band (and form a
+    band of their own) only that many run-to-run sds away from the band around them. ``outlier_alpha``: chance that a series of pure Gaussian noise has an
+    outlier. ``penalty_factor``: FPOP penalty per change in units of ``log n``. ``clip``:
+    winsorising bound (sigmas) of the values the tests see.
+    """
+
+    min_ratio: float = 1.03
+    alpha: float = 0.001
+    visible: float = 1.0
+    min_block: int = 3
+    min_share: float = 0.05
+    min_scattered: int = 5
+    band_sigmas: float = 4.0
+    outlier_alpha: float = 0.01
+    penalty_factor: float = 3.0
+    clip: float = 2.5
+
+    def __post_init__(self) -> None:
+        if self.min_ratio <= 1.0:
+            raise ValueError("min_ratio must be > 1")
+        if not 0 < self.alpha < 1 or not 0 < self.outlier_alpha < 1:
+            raise ValueError("alpha and outlier_alpha must be in (0, 1)")
+        if self.min_block < 1:
+            raise ValueError("min_block must be >= 1")
+
+
+@dataclass(frozen=True)
+class Change:
+    """A retained level change: ``index`` = first run (0-based) of the new segment; ``effect`` =
+    log ratio of the segment means (after / before); ``p_value`` from :func:`change_p`."""
+
+    index: int
+    effect: float
+    p_value: float
+
+
+@dataclass(frozen=True)
+class Classification:
+    """What :func:`classify` found (indices are 0-based positions in the run sequence).
+
+    ``labels``: band per run (-1 = outlier); ``levels``: band levels (log, in band order = value
+    order); ``blocks``: (band, first, last) contiguous blocks of non-outlier runs; ``episodes``:
+    (band, first, last) blocks that are episodes; ``changes``: the significant level changes;
+    ``noise``: the noise model; ``test_scale``: long-run sd the block tests use; ``warmup``:
+    number of leading warm-up runs."""
+
+    verdict: str
     labels: np.ndarray
     levels: np.ndarray
     sigma: float
-    change_points: np.ndarray
+    blocks: tuple[tuple[int, int, int], ...]
+    outliers: tuple[int, ...]
+    trend: dict | None
+    episodes: tuple[tuple[int, int, int], ...] = ()
+    changes: tuple[Change, ...] = ()
+    noise: RunNoise | None = None
+    test_scale: float = 0.0
+    warmup: int = 0
+    x: np.ndarray | None = field(default=None, repr=False)
+    gates: Gates = field(default_factory=Gates)
 
 
-def robust_sigma(x: np.ndarray) -> float:
-    """Noise sd of a piecewise-constant series from first differences (MAD / sqrt 2)."""
-    if len(x) < 3:
-        return float(np.std(x)) if len(x) > 1 else 0.0
-    return float(diff_noise_sd(x))
+# --------------------------------------------------------------------------- helpers
+def outlier_sigmas(n: int, alpha: float = 0.01) -> float:
+    """Two-sided quantile exceeded with probability ``alpha`` somewhere in ``n`` runs of Gaussian
+    noise whose sd is estimated from those runs: Student's t with ``n - 1`` degrees of freedom, so
+    short sequences do not flag runs by the estimate's own error (4.4 sd at 20 runs, 4.1 at 100,
+    4.9 at 10,000)."""
+    return float(special.stdtrit(max(3.0, n - 1.0), 1.0 - alpha / (2.0 * max(n, 1))))
 
 
-def merge_levels(seg_lv: np.ndarray, seg_len: np.ndarray, thr: float) -> list[list[int]]:
-    """Agglomerate segment levels (1-D, weighted by run count): merge the closest neighbours until
-    every gap is >= ``thr``; returns the groups of segment indices, lowest level first. Running
-    sums: only the gaps next to a merge change (a 2,860-run series: 27 s -> 0.1 s)."""
-    order = np.argsort(seg_lv)
-    groups = [[int(i)] for i in order]
-    wsum = seg_len[order].astype(np.float64)
-    xwsum = seg_lv[order] * wsum
-    level = xwsum / wsum
-    gaps = np.diff(level)
-    while len(groups) > 1:
-        i = int(np.argmin(gaps))
-        if gaps[i] >= thr:
-            break
-        groups[i] = groups[i] + groups.pop(i + 1)
-        wsum[i] += wsum[i + 1]
-        xwsum[i] += xwsum[i + 1]
-        wsum, xwsum, level = np.delete(wsum, i + 1), np.delete(xwsum, i + 1), np.delete(level, i + 1)
-        level[i] = xwsum[i] / wsum[i]
-        gaps = np.delete(gaps, i)
-        if i > 0:
-            gaps[i - 1] = level[i] - level[i - 1]
-        if i < len(gaps):
-            gaps[i] = level[i + 1] - level[i]
-    return groups
+def _flat(dist: np.ndarray) -> bool:
+    """A stretch of far runs (distances from the level around them) holds a level, rather than one
+    disturbance fading away (a heavy-tailed shock in AR(1) noise: d, rho d, rho^2 d, ...), when its
+    median distance is at least 0.6 of its largest."""
+    return bool(np.median(dist) >= 0.6 * np.max(dist))
 
 
-def segment_runs(x: np.ndarray, *, min_ratio: float = 1.05, noise_floor: float = 0.002,
-                 penalty_factor: float = 3.0, min_block: int = 2) -> RunSegmentation:
-    """Segment ``x`` (log run means) and group segments into levels; see the module docstring."""
-    n = len(x)
-    sigma = max(robust_sigma(x), noise_floor)
-    pen = penalty_factor * math.log(max(n, 2))
-    cps = fpop(x / sigma, pen, 1) if n >= 2 else np.zeros(0, np.int64)
-    bounds = np.concatenate([[0], cps, [n]]).astype(np.int64)
-    seg_lv = np.array([np.mean(x[a:b]) for a, b in zip(bounds[:-1], bounds[1:])])
-    seg_len = np.diff(bounds)
-    # agglomerate levels (1-D, weighted by run count)
-    thr = max(math.log(min_ratio), 4.0 * sigma)
-    groups = merge_levels(seg_lv, seg_len, thr)
-    seg_group = np.empty(len(seg_lv), np.int64)
-    for gi, g in enumerate(groups):
-        seg_group[g] = gi
-    run_group = np.repeat(seg_group, seg_len)
-    # Which levels are bands (see the module docstring): held for > min_block consecutive runs
-    # (or for exactly min_block when far from the most populated level), or visited by >= 3
-    # isolated runs that agree with each other (sd <= 2 sigma) and stand as far out.
-    # Heavy-tailed noise makes isolated far runs; a few of them at a similar level are no band.
-    far_sigmas = FAR_SIGMAS_BASE + FAR_SIGMAS_PER_DECADE * math.log10(max(n, 10))
-    ng = len(groups)
-    longest = np.zeros(ng, dtype=np.int64)
-    i = 0
+def _groups(mask: np.ndarray, side: np.ndarray) -> list[tuple[int, int]]:
+    """(first, last) of maximal stretches of True in ``mask`` with the same ``side``."""
+    out = []
+    i, n = 0, mask.size
     while i < n:
+        if not mask[i]:
+            i += 1
+            continue
         j = i
-        while j + 1 < n and run_group[j + 1] == run_group[i]:
+        while j + 1 < n and mask[j + 1] and side[j + 1] == side[i]:
             j += 1
-        longest[run_group[i]] = max(longest[run_group[i]], j - i + 1)
+        out.append((i, j))
         i = j + 1
-    sizes = np.bincount(run_group, minlength=ng)
-    main = int(np.argmax(sizes))
-    main_lv = float(np.mean(x[run_group == main]))
-    ok = np.zeros(ng, dtype=bool)
-    for gi in range(ng):
-        xs = x[run_group == gi]
-        far = gi == main or abs(float(np.mean(xs)) - main_lv) >= far_sigmas * sigma
-        if longest[gi] > min_block or (longest[gi] == min_block and far):
-            ok[gi] = True
-        elif sizes[gi] >= 3 and far and float(np.std(xs)) <= 2.0 * sigma:
-            ok[gi] = True
-    labels = run_group.copy()
-    labels[~ok[run_group]] = -1
-    keep = [gi for gi in range(len(groups)) if ok[gi]]
-    remap = {g: k for k, g in enumerate(keep)}
-    labels = np.array([remap.get(int(g), -1) if g >= 0 else -1 for g in labels], dtype=np.int64)
-    levels = np.array([np.mean(x[labels == k]) for k in range(len(keep))])
-    return RunSegmentation(labels, levels, sigma, cps)
+    return out
 
 
 def _blocks(labels: np.ndarray) -> list[tuple[int, int, int]]:
@@ -158,109 +183,433 @@ def _blocks(labels: np.ndarray) -> list[tuple[int, int, int]]:
     return out
 
 
-def welch_ratio(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None, float | None]:
-    """95 % CI of exp(mean b - mean a) and Welch p-value for log run means ``a`` (before), ``b``."""
-    if len(a) < 2 or len(b) < 2:
-        return None, None, None
-    va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
-    se = math.sqrt(va + vb)
-    diff = float(np.mean(b) - np.mean(a))
-    if se == 0:
-        return _exp(diff), _exp(diff), (0.0 if diff != 0 else 1.0)
-    df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1) if len(a) > 1 else 0) + (vb ** 2 / (len(b) - 1) if len(b) > 1 else 0))
-    t = stats.t.ppf(0.975, df)
-    p = float(2 * stats.t.sf(abs(diff / se), df))
-    return _exp(diff - t * se), _exp(diff + t * se), p
+# --------------------------------------------------------------------------- segmentation
+def _test_scale(x: np.ndarray, cps: np.ndarray, noise: RunNoise, clip: float) -> float:
+    """Long-run sd of the residuals from the segment medians, winsorised at ``clip`` sigma: the
+    scale of the tests on block means."""
+    r = np.clip(x - segment_medians(x, cps), -clip * noise.sigma, clip * noise.sigma)
+    rho = robust_lag1(r) if r.size >= 10 else 0.0
+    sd = float(np.std(r)) if r.size > 1 else noise.sigma
+    return max(sd, noise.floor) * long_run_factor(max(rho, noise.rho))
 
 
-def _exp(x: float) -> float:
-    """exp without OverflowError (a CI end of a few runs spread over decades can be astronomical)."""
-    return math.exp(x) if x < 709.0 else math.inf
+def change_p(left: np.ndarray, right: np.ndarray, scale: float, clip: float) -> float:
+    """p-value of a level change between the values ``left`` and ``right`` (log run means) at a
+    location that was searched: both sides winsorised at ``clip`` (absolute) around their common
+    median (so that a few heavy-tailed runs cannot make a short segment), two-sample z with the
+    long-run sd ``scale``, Bonferroni over the ``len(left) + len(right) - 1`` places the change
+    could have been."""
+    nl, nr = left.size, right.size
+    if nl == 0 or nr == 0 or scale <= 0:
+        return 1.0
+    both = np.concatenate([left, right])
+    med = float(np.median(both))
+    w = np.clip(both, med - clip, med + clip)
+    z = (float(np.mean(w[nl:])) - float(np.mean(w[:nl]))) / (scale * math.sqrt(1.0 / nl + 1.0 / nr))
+    return float(min(1.0, (nl + nr - 1) * special.erfc(abs(z) / math.sqrt(2.0))))
 
 
-@dataclass(frozen=True)
-class Classification:
-    """What :func:`classify` found (indices are 0-based positions in the run sequence)."""
+def _prune(x: np.ndarray, cps: list[int], scale: float, clip: float, min_effect: float,
+           alpha: float) -> list[Change]:
+    """Backward elimination: drop the weakest change (too small, else least significant) until every
+    change is significant (:func:`change_p` between its neighbouring changes) and large enough.
+    Removing a change only alters its two neighbours' tests, so only those are recomputed."""
+    k = len(cps)
+    if k == 0:
+        return []
+    pos = np.asarray(cps, dtype=np.int64)
+    prev = np.arange(-1, k - 1)
+    nxt = np.arange(1, k + 1)
+    active = np.ones(k, dtype=bool)
+    eff = np.zeros(k)
+    pval = np.ones(k)
 
-    verdict: str
-    labels: np.ndarray
-    levels: np.ndarray
-    sigma: float
-    blocks: tuple[tuple[int, int, int], ...]
-    outliers: tuple[int, ...]
-    trend: dict | None
+    def bounds(j: int) -> tuple[int, int, int]:
+        a = 0 if prev[j] < 0 else int(pos[prev[j]])
+        b = x.size if nxt[j] >= k else int(pos[nxt[j]])
+        return a, int(pos[j]), b
+
+    def update(j: int) -> None:
+        a, c, b = bounds(j)
+        eff[j] = float(np.mean(x[c:b]) - np.mean(x[a:c]))
+        pval[j] = change_p(x[a:c], x[c:b], scale, clip)
+
+    for j in range(k):
+        update(j)
+    while active.any():
+        small = active & (np.abs(eff) < min_effect)
+        if small.any():
+            j = int(np.flatnonzero(small)[np.argmin(np.abs(eff[small]))])
+        else:
+            j = int(np.flatnonzero(active)[np.argmax(pval[active])])
+            if pval[j] < alpha:
+                break
+        active[j] = False
+        pj, nj = prev[j], nxt[j]
+        if pj >= 0:
+            nxt[pj] = nj
+        if nj < k:
+            prev[nj] = pj
+        for m in (pj, nj):
+            if 0 <= m < k and active[m]:
+                update(m)
+    return [Change(int(pos[j]), float(eff[j]), float(pval[j])) for j in np.flatnonzero(active)]
 
 
-def classify(means: np.ndarray, *, min_ratio: float = 1.05, noise_floor: float = 0.002,
-             min_runs: int = 4) -> Classification:
-    """Classify a run sequence of per-run means (positive values); see the module docstring."""
+def _group_levels(means: list[float], sizes: list[int], ses: list[float], thr_min: float) -> list[list[int]]:
+    """Group 1-D levels, nearest first, while neighbours differ by less than max(thr_min, 3 SE)."""
+    order = sorted(range(len(means)), key=lambda i: means[i])
+    groups = [[i] for i in order]
+    gm = [means[i] for i in order]
+    gn = [sizes[i] for i in order]
+    gv = [ses[i] ** 2 for i in order]  # variance of the group's mean
+    while len(groups) > 1:
+        gaps = [gm[i + 1] - gm[i] for i in range(len(groups) - 1)]
+        thr = [max(thr_min, 3.0 * math.sqrt(gv[i] + gv[i + 1])) for i in range(len(gaps))]
+        cand = [i for i in range(len(gaps)) if gaps[i] < thr[i]]
+        if not cand:
+            break
+        i = min(cand, key=lambda k: gaps[k] / thr[k])
+        n_a, n_b = gn[i], gn[i + 1]
+        gm[i] = (gm[i] * n_a + gm[i + 1] * n_b) / (n_a + n_b)
+        gv[i] = (gv[i] * n_a ** 2 + gv[i + 1] * n_b ** 2) / (n_a + n_b) ** 2
+        gn[i] = n_a + n_b
+        groups[i] = groups[i] + groups.pop(i + 1)
+        gm.pop(i + 1), gn.pop(i + 1), gv.pop(i + 1)
+    return groups
+
+
+# --------------------------------------------------------------------------- classification
+def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: float = 0.002, min_runs: int = 4,
+             within: float | None = None, tick: float | None = None, gates: Gates | None = None) -> Classification:
+    """Classify a run sequence of per-run means (positive values); see the module docstring.
+
+    ``within``: relative standard error of a run mean from the values inside runs (floor of the
+    noise); ``tick``: quantisation step of the values (value unit); ``gates``: the decision gates
+    (``min_ratio`` overrides ``gates.min_ratio``)."""
+    g = gates or Gates()
+    if min_ratio is not None:
+        g = dataclasses.replace(g, min_ratio=float(min_ratio))
     m = np.asarray(means, dtype=np.float64)
     n = len(m)
-    empty = Classification("no_runs" if n == 0 else "too_few_runs", np.zeros(n, np.int64), np.zeros(0), 0.0,
-                           (), (), None)
-    if n < min_runs:
-        return empty
+    if n < min_runs or n == 0:
+        return Classification("no_runs" if n == 0 else "too_few_runs", np.zeros(n, np.int64), np.zeros(0), 0.0,
+                              (), (), None, gates=g)
     if np.any(m <= 0):
-        x = m / np.median(np.abs(m)) if np.median(np.abs(m)) > 0 else m  # not ratio data: work on raw scale
+        scale = np.median(np.abs(m))
+        x = m / scale if scale > 0 else m.copy()  # not ratio data: work on the raw scale
+        tick_rel = tick / scale if tick and scale > 0 else None
     else:
         x = np.log(m)
-    seg = segment_runs(x, min_ratio=min_ratio, noise_floor=noise_floor)
-    labels = seg.labels
-    outl = tuple(int(i) for i in np.flatnonzero(labels < 0))
-    blocks = _blocks(labels)
-    nb = len(seg.levels)
-    trend = None
-    if nb <= 1:
-        trend = _trend(x, labels, min_ratio)
-        verdict = "trend" if trend and trend["significant"] else ("outliers" if outl else "stable")
-    else:
-        bands_seen = [b[0] for b in blocks]
-        revisited = len(bands_seen) != len(set(bands_seen))
-        if revisited:
-            verdict = "bimodal" if nb == 2 else "bands"
+        tick_rel = tick / float(np.median(m)) if tick else None
+    if tick_rel is not None and tick_rel >= 1.0:
+        tick_rel = None  # a "tick" as large as the values (0 s and 1 s) is no timer's resolution
+    pen = g.penalty_factor * math.log(max(n, 2))
+    noise = estimate_noise(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel, within=within,
+                           two_level=(g.min_share, g.min_scattered, g.band_sigmas))
+    log_min = math.log(g.min_ratio)
+    far = max(outlier_sigmas(n, g.outlier_alpha) * noise.sigma, log_min)
+
+    sustained, scattered, changes, test_scale = _structure(x, noise, g, far, pen)
+    # far runs inflate the first noise estimate: once they are set apart, measure it again on the
+    # sustained stretches and, if clearly smaller, decide again with it
+    resid = np.concatenate([x[s_] - np.median(x[s_]) for s_ in sustained]) if sustained else np.zeros(0)
+    if resid.size >= 10:
+        s2 = max(robust_sd(resid), noise.floor)
+        if s2 < 0.8 * noise.sigma:
+            noise = dataclasses.replace(noise, sigma=s2, sigma_lr=s2 * long_run_factor(noise.rho))
+            far = max(outlier_sigmas(n, g.outlier_alpha) * noise.sigma, log_min)
+            sustained, scattered, changes, test_scale = _structure(x, noise, g, far, pen)
+    labels, levels = _label_runs(x, sustained, scattered, noise, g, far)
+    return _verdict(x, labels, levels, noise, g, changes, test_scale)
+
+
+def local_level(x: np.ndarray, width: int = LOCAL_WIDTH) -> np.ndarray:
+    """Running median over ``width`` runs; the window is shifted inside the series at its ends (the
+    first and last ``width // 2`` runs get the median of the first / last ``width`` runs), so that a
+    few far runs at an end stand out as they do in the middle."""
+    n = x.size
+    w = min(width, n)
+    rm = median_filter(x, size=w, mode="nearest")
+    h = w // 2
+    if h:
+        rm[:h] = np.median(x[:w])
+        rm[n - h:] = np.median(x[n - w:])
+    return rm
+
+
+def _segments(x: np.ndarray, keep: np.ndarray, noise: RunNoise, g: Gates, pen: float):
+    """Pruned segmentation of the runs ``keep``: (segments as arrays of run indices, changes in run
+    indices, test scale)."""
+    xk = x[keep]
+    cps0 = fpop((xk - np.median(xk)) / noise.sigma_lr, pen, 1) if xk.size >= 2 else np.zeros(0, np.int64)
+    test_scale = _test_scale(xk, cps0, noise, g.clip)
+    min_effect = max(math.log(g.min_ratio), g.visible * noise.sigma)
+    changes_k = _prune(xk, [int(c) for c in cps0], test_scale, g.clip * noise.sigma, min_effect, g.alpha)
+    bounds = [0] + [c.index for c in changes_k] + [xk.size]
+    segs = [keep[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    changes = tuple(Change(int(keep[c.index]), c.effect, c.p_value) for c in changes_k)
+    return segs, changes, test_scale
+
+
+def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float):
+    """Sustained stretches (segments of >= ``min_block`` runs, and excursions: >= ``min_block``
+    consecutive far runs on one side) and scattered far runs, by alternating a segmentation of the
+    runs that are not far and the test of every run against the level of the segment around it."""
+    n = x.size
+    ref = local_level(x)
+    cand = np.abs(x - ref) > far
+    segs: list[np.ndarray] = []
+    changes: tuple[Change, ...] = ()
+    test_scale = noise.sigma_lr
+    excursions: list[np.ndarray] = []
+    for _ in range(5):
+        side = np.sign(x - ref)
+        excursions = [np.arange(a, b + 1) for a, b in _groups(cand, side)
+                      if b - a + 1 >= g.min_block and _flat(np.abs(x[a:b + 1] - ref[a:b + 1]))]
+        keep = np.flatnonzero(~cand)
+        if keep.size == 0:
+            segs, changes = [], ()
+            break
+        segs, changes, test_scale = _segments(x, keep, noise, g, pen)
+        long = [s_ for s_ in segs if len(s_) >= g.min_block] or [keep]
+        # the level around every run: its long segment, else the long segment before (or after) it
+        firsts = np.array([s_[0] for s_ in long])
+        lv = np.array([float(np.mean(x[s_])) for s_ in long])
+        k = np.clip(np.searchsorted(firsts, np.arange(n), side="right") - 1, 0, len(long) - 1)
+        ref = lv[k]
+        new = np.abs(x - ref) > far
+        if np.array_equal(new, cand):
+            break
+        cand = new
+    sustained = [s_ for s_ in segs if len(s_) >= g.min_block and not cand[s_].any()]
+    if not sustained and not excursions:
+        sustained = [np.flatnonzero(~cand)] if (~cand).any() else [np.arange(n)]
+        cand[sustained[0]] = False
+    in_exc = np.zeros(n, dtype=bool)
+    for e in excursions:
+        in_exc[e] = True
+    covered = in_exc.copy()
+    for s_ in sustained:
+        covered[s_] = True
+    scattered = np.flatnonzero(~covered)
+    return sustained + excursions, scattered, changes, test_scale
+
+
+def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray, noise: RunNoise, g: Gates,
+                far: float) -> tuple[np.ndarray, np.ndarray]:
+    """Band per run (-1 = outlier) and band levels, in value order (see the module docstring, 4.)."""
+    n = x.size
+    log_min = math.log(g.min_ratio)
+    labels = np.full(n, -1, np.int64)
+    seg_mean = [float(np.mean(x[r])) for r in seg_runs]
+    seg_size = [len(r) for r in seg_runs]
+    seg_se = [max(noise.sigma_lr, float(np.std(x[r]))) / math.sqrt(len(r)) for r in seg_runs]
+    groups = _group_levels(seg_mean, seg_size, seg_se, log_min) if seg_runs else []
+    for gi, grp in enumerate(groups):
+        for s in grp:
+            labels[seg_runs[s]] = gi
+    lv = [float(np.median(x[labels == gi])) for gi in range(len(groups))]
+    tol = [max(far, 2.0 * float(np.std(x[labels == gi]))) for gi in range(len(groups))]
+    sep = g.band_sigmas * noise.sigma
+    pending = []
+    visits: dict[int, list[int]] = {}
+    sustained = np.flatnonzero(labels >= 0)
+    for i in scattered:
+        if not lv:
+            pending.append(i)
+            continue
+        k = np.searchsorted(sustained, i)
+        around = int(labels[sustained[k - 1]] if k > 0 else labels[sustained[min(k, sustained.size - 1)]])
+        near = int(np.argmin([abs(x[i] - v) for v in lv]))
+        if near != around and abs(x[i] - lv[near]) < tol[near] and abs(lv[near] - lv[around]) >= sep:
+            visits.setdefault(near, []).append(i)  # a visit of another band, clearly apart from this one
+        elif abs(x[i] - lv[around]) < far:
+            labels[i] = around
         else:
+            pending.append(i)
+    # scattered visits count when they are a pattern - at least min_scattered, and min_share of the
+    # runs outside the band - not the few heavy-tailed runs of a long series that land there
+    for k, runs in visits.items():
+        if len(runs) >= max(g.min_scattered, g.min_share * np.count_nonzero(labels != k)):
+            labels[runs] = k
+        else:
+            pending.extend(runs)
+    # scattered far runs at a common level: a band when they have a share and agree
+    if pending:
+        main_lv = lv[int(np.argmax(np.bincount(labels[labels >= 0])))] if lv else float(np.median(x))
+        xs = x[pending]
+        order = np.argsort(xs)
+        cuts = np.flatnonzero(np.diff(xs[order]) > 2.0 * noise.sigma) + 1
+        for cl in np.split(np.asarray(pending)[order], cuts):
+            v = x[cl]
+            dist = abs(float(np.mean(v)) - main_lv)
+            spread = float(np.std(v))
+            if (len(cl) >= max(g.min_scattered, g.min_share * n) and spread <= 1.5 * noise.sigma
+                    and spread <= 0.25 * dist and dist >= sep):
+                near = int(np.argmin([abs(float(np.mean(v)) - u) for u in lv])) if lv else -1
+                if near >= 0 and abs(float(np.mean(v)) - lv[near]) < far:
+                    labels[cl] = near  # at a band's level already: visits of it
+                else:
+                    labels[cl] = len(lv)
+                    lv.append(float(np.mean(v)))
+    if not lv:  # everything far from everything (tiny series): one band of all runs
+        labels[:] = 0
+        lv = [float(np.mean(x))]
+    order = np.argsort(lv)
+    remap = np.full(len(lv), -1, np.int64)
+    remap[order] = np.arange(len(lv))
+    labels = np.where(labels >= 0, remap[np.maximum(labels, 0)], -1)
+    levels = np.array([float(np.mean(x[labels == k])) for k in range(len(lv))])
+    return labels, levels
+
+
+MAX_RARE_VISITS = 3  # a band under min_share visited at most this often is episodes, not a second level
+
+
+def _episodes(blocks: list[tuple[int, int, int]], labels: np.ndarray, min_block: int,
+              min_share: float = 1.0) -> list[int]:
+    """Indices (into ``blocks``) of episodes: a block of a band other than the most populated one,
+    between two blocks of one band, when it is that band's only block - or when the band holds less
+    than ``min_share`` of the runs in at most ``MAX_RARE_VISITS`` such blocks (a few brief visits
+    of a level are episodes, not "2 levels: 287 (94 %), 339 (0 %)")."""
+    count: dict[int, int] = {}
+    for b in blocks:
+        count[b[0]] = count.get(b[0], 0) + 1
+    sizes = np.bincount(labels[labels >= 0])
+    main = int(np.argmax(sizes))
+    n = labels.size
+    flanked = [0 < i < len(blocks) - 1 and blocks[i - 1][0] == blocks[i + 1][0]
+               and blocks[i][2] - blocks[i][1] + 1 >= min_block for i in range(len(blocks))]
+    out = []
+    for i in range(1, len(blocks) - 1):
+        band = blocks[i][0]
+        if band == main or not flanked[i]:
+            continue
+        if count[band] == 1:
+            out.append(i)
+        elif (count[band] <= MAX_RARE_VISITS and sizes[band] < min_share * n
+              and all(flanked[j] for j, b in enumerate(blocks) if b[0] == band)):
+            out.append(i)
+    return out
+
+
+def collapse_blocks(blocks: list[tuple[int, int, int]], drop: list[int]) -> list[tuple[int, int, int]]:
+    """Blocks without the ``drop`` ones, neighbours of the same band merged."""
+    out: list[tuple[int, int, int]] = []
+    for i, b in enumerate(blocks):
+        if i in drop:
+            continue
+        if out and out[-1][0] == b[0]:
+            out[-1] = (b[0], out[-1][1], b[2])
+        else:
+            out.append(b)
+    return out
+
+
+def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates) -> int:
+    """Number of leading runs - outliers or the first block of a band - before one band that holds
+    every later non-outlier run, when they are at most ``max(min_block, min(10 %, 10))``, all
+    slower than that band by ``min_ratio``, while slow outlier runs are rare after them (fewer than
+    the warm-up runs or than ``min_share`` of the later runs); 0 otherwise."""
+    n = x.size
+    limit = max(g.min_block, min(int(0.1 * n), 10))
+    ok_idx = np.flatnonzero(labels >= 0)
+    if ok_idx.size == 0:
+        return 0
+    first = labels[ok_idx[0]]
+    L = 0
+    while L < n and (labels[L] < 0 or labels[L] == first):
+        L += 1
+    rest = labels[L:][labels[L:] >= 0]
+    if L == n or rest.size == 0:  # one band throughout: leading outliers only
+        L = int(ok_idx[0])
+        rest = labels[L:][labels[L:] >= 0]
+    if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block or np.any(rest != rest[0]):
+        return 0  # (half the runs slower first is a step, not a warm-up)
+    # trailing outliers of the leading stretch that sit at the later band's level are not warm-up
+    ref = levels[int(rest[0])]
+    while L > 0 and x[L - 1] - ref < math.log(g.min_ratio) and labels[L - 1] < 0:
+        L -= 1
+    if L < 1 or not np.all(x[:L] - ref >= math.log(g.min_ratio)):
+        return 0
+    # the first runs are special only if slow runs are rare later on: fewer than the warm-up runs,
+    # or than min_share of the later runs
+    later_slow = np.count_nonzero((labels[L:] < 0) & (x[L:] - ref >= math.log(g.min_ratio)))
+    return L if later_slow < max(L, g.min_share * (n - L)) else 0
+
+
+def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification:
+    blocks = _blocks(labels)
+    nb = len(levels)
+    trend = None
+    warm = 0
+    episodes: list[tuple[int, int, int]] = []
+    if nb <= 1:
+        verdict = "stable"
+    else:
+        ep = _episodes(blocks, labels, g.min_block, g.min_share)
+        episodes = [blocks[i] for i in ep]
+        rest = collapse_blocks(blocks, ep)
+        seen = [b[0] for b in rest]
+        if len(seen) != len(set(seen)):
+            verdict = "bimodal" if nb == 2 else "bands"
+            episodes = []
+        elif len(rest) >= 2:
             verdict = "step"
-            if len(blocks) == 2:
-                first = blocks[0]
-                length = first[2] - first[1] + 1
-                if length <= max(2, int(0.1 * n)) and seg.levels[first[0]] > seg.levels[blocks[1][0]] \
-                        and first[1] == 0:
-                    verdict = "warmup"
-            if verdict == "step":
-                t = _trend(x, labels, min_ratio)
-                if t and t["significant"] and t["linear_fits_better"]:
-                    verdict, trend = "trend", t
-    return Classification(verdict, labels, seg.levels, seg.sigma, tuple(blocks), outl, trend)
+        else:
+            verdict = "episode"
+    if verdict in ("stable", "step", "outliers"):
+        warm = _warmup_runs(x, labels, levels, g)
+        if warm:
+            verdict = "warmup"
+    outl = tuple(int(i) for i in np.flatnonzero(labels < 0) if i >= warm)
+    if verdict == "stable":
+        trend = _trend(x, labels, g, noise, test_scale, n_params=1)
+        verdict = "trend" if trend and trend["significant"] else ("outliers" if outl else "stable")
+    elif verdict in ("step", "episode", "bimodal", "bands"):
+        # a drift cut into a staircase (whose levels noise may even interleave) is a trend
+        t = _trend(x, labels, g, noise, test_scale, n_params=nb + len(blocks) - 1)
+        if t and t["significant"] and t["linear_fits_better"]:
+            verdict, trend, episodes = "trend", t, []
+    return Classification(verdict, labels, levels, noise.sigma, tuple(blocks), outl, trend, tuple(episodes),
+                          changes, noise, test_scale, warm, x, g)
 
 
-#: Most points Theil-Sen's slope is computed on (see :func:`_trend`).
-THEIL_SEN_MAX = 2000
-
-
-def _trend(x: np.ndarray, labels: np.ndarray, min_ratio: float) -> dict | None:
-    keep = labels >= 0
-    idx = np.flatnonzero(keep)
-    if len(idx) < 6:
+def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: float, n_params: int) -> dict | None:
+    """Least-squares drift of the non-outlier runs, with a long-run standard error of the slope
+    (winsorised residuals), and the BIC of a straight line (2 parameters) vs the band levels of the
+    blocks (``n_params``: levels + change locations)."""
+    idx = np.flatnonzero(labels >= 0)
+    if idx.size < 6:
         return None
     y = x[idx]
-    tau, p = stats.kendalltau(idx, y)
-    # Theil-Sen takes every pair: O(m^2) time and memory (13,000 runs: 85M slopes, 4.5 GB). Above
-    # THEIL_SEN_MAX points it runs on an even thinning of the runs (same trend, wider interval).
-    thin = max(1, -(-len(y) // THEIL_SEN_MAX))
-    slope, intercept, lo, hi = stats.theilslopes(y[::thin], idx[::thin])
-    drift = slope * (idx[-1] - idx[0])
-    resid_lin = y - (intercept + slope * idx)
-    # piecewise-constant fit by label blocks vs a straight line (same data)
+    t = idx.astype(np.float64)
+    tc = t - t.mean()
+    sxx = float(np.sum(tc * tc))
+    slope = float(np.sum(tc * (y - y.mean())) / sxx) if sxx > 0 else 0.0
+    resid_lin = y - (y.mean() + slope * tc)
+    r = np.clip(resid_lin, -g.clip * noise.sigma, g.clip * noise.sigma)
+    rho = max(robust_lag1(r), noise.rho)
+    s_lr = max(float(np.std(r)), noise.floor) * long_run_factor(rho)
+    se = s_lr / math.sqrt(sxx) if sxx > 0 else math.inf
+    zstat = slope / se if se > 0 else 0.0
+    p = float(special.erfc(abs(zstat) / math.sqrt(2.0)))
+    drift = slope * (t[-1] - t[0])
     pc = np.zeros_like(y)
     for lab in np.unique(labels[idx]):
         pc[labels[idx] == lab] = np.mean(y[labels[idx] == lab])
-    sig = bool(p < 1e-3 and abs(drift) >= math.log(min_ratio))
-    # BIC of a straight line (2 parameters) vs the blocks (levels + change locations)
-    m = len(y)
-    n_blocks = 1 + int(np.count_nonzero(np.diff(labels[idx])))
+    m = y.size
     tiny = 1e-300
     bic_lin = m * math.log(max(float(np.sum(resid_lin ** 2)) / m, tiny)) + 2 * math.log(m)
-    bic_pc = m * math.log(max(float(np.sum((y - pc) ** 2)) / m, tiny)) + (2 * n_blocks - 1) * math.log(m)
-    return {"kendall_tau": float(tau), "p_value": float(p), "slope_per_run": float(slope),
-            "drift_ratio": float(math.exp(drift)), "significant": sig, "bic_linear": bic_lin, "bic_steps": bic_pc,
-            "linear_fits_better": bool(bic_lin < bic_pc)}
+    bic_pc = m * math.log(max(float(np.sum((y - pc) ** 2)) / m, tiny)) + n_params * math.log(m)
+    sig = bool(p < g.alpha and abs(drift) >= max(math.log(g.min_ratio), g.visible * noise.sigma))
+    return {"slope_per_run": slope, "drift_ratio": float(math.exp(drift)), "p_value": p, "z": float(zstat),
+            "significant": sig, "bic_linear": bic_lin, "bic_steps": bic_pc, "linear_fits_better": bool(bic_lin < bic_pc)}
+
+
+def block_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray, scale: float) -> tuple[float, float, float]:
+    """exp(mean x[b] - mean x[a]) with its 95 % interval from the long-run sd ``scale``."""
+    d = float(np.mean(x[b]) - np.mean(x[a]))
+    se = scale * math.sqrt(1.0 / max(len(a), 1) + 1.0 / max(len(b), 1))
+    return math.exp(d), math.exp(d - 1.959964 * se), math.exp(d + 1.959964 * se)

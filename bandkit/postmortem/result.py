@@ -15,7 +15,9 @@ from .suspects import Suspect
 class Step:
     """A step between runs: ``run`` is the 1-based number of the first run after it;
     ``before`` / ``after``: mean of the per-run means of the blocks on each side (value unit);
-    ``ratio = after / before`` with a 95 % CI and Welch p-value (nominal, see classify)."""
+    ``ratio = after / before`` with a 95 % CI (long-run standard error of the block means) and the
+    p-value of the change (location searched; see :func:`.classify.change_p`); ``run_ci_low`` /
+    ``run_ci_high``: 95 % bootstrap interval of the location (run numbers)."""
 
     run: int
     before: float
@@ -42,15 +44,47 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Episode:
+    """A step and its return: runs ``start_run`` .. ``end_run`` (1-based, inclusive) sat at
+    ``level`` (mean of their run means) while the runs around them sat at ``baseline``;
+    ``ratio = level / baseline`` with a 95 % CI; ``p_value``: the larger of the p-values of its
+    two edges (both must be significant)."""
+
+    start_run: int
+    end_run: int
+    level: float
+    baseline: float
+    ratio: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p_value: float | None = None
+    n_runs: int = 0
+
+    @property
+    def factor(self) -> float:
+        return max(self.ratio, 1.0 / self.ratio) if self.ratio > 0 else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable({"start_run": int(self.start_run), "end_run": int(self.end_run), "level": self.level,
+                      "baseline": self.baseline, "ratio": self.ratio, "factor": self.factor,
+                      "ci_low": self.ci_low, "ci_high": self.ci_high, "p_value": self.p_value,
+                      "n_runs": int(self.n_runs)})
+
+
+@dataclass(frozen=True)
 class RunBand:
-    """A level the per-run means sit at: ``level`` = mean of its runs' means; ``runs`` 1-based."""
+    """A level the per-run means sit at: ``level`` = mean of its runs' means; ``runs`` 1-based;
+    ``p_value``: test of its level against the most populated band's (long-run standard error;
+    None for that band)."""
 
     level: float
     share: float
     runs: tuple[int, ...]
+    p_value: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable({"level": self.level, "share": self.share, "n_runs": len(self.runs), "runs": list(self.runs)})
+        return jsonable({"level": self.level, "share": self.share, "n_runs": len(self.runs), "runs": list(self.runs),
+                      "p_value": self.p_value})
 
 
 @dataclass(frozen=True)
@@ -60,9 +94,11 @@ class PostMortem(DisplayMixin):
     ``verdict``: one of :data:`bandkit.postmortem.classify.VERDICTS`. ``run_numbers`` /
     ``run_means``: the per-run series analysed (means of each run's values). ``affected_runs``:
     the runs the suspects were ranked against (after the largest step, or outside the most
-    populated band, or the outliers). ``reference`` says which. ``slow_runs``: runs in a band
-    slower than the most populated band, plus outlier runs slower than it by ``min_ratio``
-    (the grouping pooled across benchmarks by :func:`summarize`).
+    populated band, or the outliers, or in the episodes). ``reference`` says which. ``slow_runs``:
+    runs in a band or episode slower than the most populated band, plus outlier runs slower than
+    it by ``min_ratio`` (the grouping pooled across benchmarks by :func:`summarize`).
+    ``episodes``: steps that came back (:class:`Episode`). ``gate``: the noise model and the
+    decision thresholds the verdict passed (see :mod:`bandkit.postmortem.classify`).
     """
 
     name: str
@@ -86,6 +122,8 @@ class PostMortem(DisplayMixin):
     note: str | None = None
     slow_runs: tuple[int, ...] = ()
     metadata: Any = field(default=None, repr=False, compare=False)
+    episodes: tuple[Episode, ...] = ()
+    gate: dict = field(default_factory=dict)
 
     @property
     def stable(self) -> bool:
@@ -98,8 +136,8 @@ class PostMortem(DisplayMixin):
             "bands": [b.to_dict() for b in self.bands], "outlier_runs": list(self.outlier_runs),
             "warmup_runs": list(self.warmup_runs), "trend": self.trend,
             "affected_runs": list(self.affected_runs), "reference": self.reference,
-            "slow_runs": list(self.slow_runs),
+            "slow_runs": list(self.slow_runs), "episodes": [e.to_dict() for e in self.episodes],
             "suspects": [s.to_dict() for s in self.suspects], "noise_rel": self.sigma,
             "summary_only": self.summary_only, "note": self.note,
-            "aggregation": "per-run means",
+            "aggregation": "per-run means", "gate": self.gate,
         })

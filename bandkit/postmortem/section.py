@@ -2,11 +2,14 @@
 
 JSON per benchmark (merged into the trace entry): ``runs``, ``unit``, ``verdict``, ``steps``
 (``run`` = 1-based first run after the step, ``before``, ``after``, ``ratio = after / before``,
-``factor``, CI, p-value, location interval), ``bands`` / ``run_bands`` (levels with their runs),
+``factor``, CI, p-value, location interval), ``episodes`` (``start_run``, ``end_run``, ``level``,
+``baseline``, ``ratio``, CI, p-value), ``bands`` / ``run_bands`` (levels with their runs),
 ``outlier_runs``, ``warmup_runs``, ``slow_runs``, ``trend``,
-``suspects`` (``metadata``, ``score``, ``evidence``) and ``postmortem`` (method details).
+``suspects`` (``metadata``, ``score``, ``evidence``) and ``postmortem`` (method details; ``gate``:
+the noise model and the thresholds the verdict passed).
 Top level: ``runner_summary`` (counts of verdicts, affected benchmarks, shared suspects).
-Options (``AnalysisOptions.params["postmortem"]``): ``min_ratio``, ``noise_floor``, ``min_runs``.
+Options (``AnalysisOptions.params["postmortem"]``): ``min_ratio``, ``noise_floor``, ``min_runs``,
+``gates`` (a :class:`~bandkit.postmortem.classify.Gates`).
 """
 from __future__ import annotations
 
@@ -18,9 +21,9 @@ from ..section import SectionResult
 from . import postmortem
 from .summary import summarize
 
-_FINDING_KIND = {"step": "step", "bimodal": "bimodal", "bands": "bands", "trend": "trend", "warmup": "warmup",
-                 "outliers": "outlier_runs", "no_runs": "no_per_run_data", "too_few_runs": "too_few_runs",
-                 "stable": "stable_runs"}
+_FINDING_KIND = {"step": "step", "episode": "episode_runs", "bimodal": "bimodal", "bands": "bands", "trend": "trend",
+                 "warmup": "warmup", "outliers": "outlier_runs", "no_runs": "no_per_run_data",
+                 "too_few_runs": "too_few_runs", "stable": "stable_runs"}
 
 
 def _finding(pm) -> dict[str, Any]:
@@ -30,18 +33,27 @@ def _finding(pm) -> dict[str, Any]:
     if pm.verdict == "step":
         big = max(pm.steps, key=lambda s: s.factor)
         f.update({"run": big.run, "before": big.before, "after": big.after, "ratio": big.ratio,
-                  "factor": big.factor, "n_steps": len(pm.steps)})
+                  "factor": big.factor, "ci_low": big.ci_low, "ci_high": big.ci_high, "p_value": big.p_value,
+                  "n_steps": len(pm.steps), "n_episodes": len(pm.episodes)})
+    elif pm.verdict == "episode":
+        big = max(pm.episodes, key=lambda e: e.factor)
+        f.update({"start_run": big.start_run, "end_run": big.end_run, "level": big.level,
+                  "baseline": big.baseline, "ratio": big.ratio, "factor": big.factor, "ci_low": big.ci_low,
+                  "ci_high": big.ci_high, "p_value": big.p_value, "n_episodes": len(pm.episodes)})
     elif pm.verdict in ("bimodal", "bands"):
+        ps = [b.p_value for b in pm.bands if b.p_value is not None]
         f.update({"n_bands": len(pm.bands), "levels": [b.level for b in pm.bands],
                   "shares": [b.share for b in pm.bands], "slow_runs": list(pm.slow_runs),
                   "factor": max(b.level for b in pm.bands) / min(b.level for b in pm.bands)
-                  if min(b.level for b in pm.bands) > 0 else None})
+                  if min(b.level for b in pm.bands) > 0 else None,
+                  "p_value": max(ps) if ps else None})
     elif pm.verdict == "trend" and pm.trend:
         f.update({"drift_ratio": pm.trend["drift_ratio"], "p_value": pm.trend["p_value"]})
     elif pm.verdict == "warmup":
         f.update({"warmup_runs": list(pm.warmup_runs)})
     elif pm.verdict == "outliers":
-        f.update({"outlier_runs": list(pm.outlier_runs), "max_factor": _max_outlier_factor(pm)})
+        f.update({"outlier_runs": list(pm.outlier_runs), "max_factor": _max_outlier_factor(pm),
+                  "threshold_sigmas": pm.gate.get("outlier_sigmas")})
     elif pm.verdict in ("no_runs", "too_few_runs"):
         f.update({"reason": pm.note})
     if pm.suspects:
@@ -67,7 +79,7 @@ def runner_section(trace, options) -> SectionResult:
     params = dict(options.for_section("postmortem")) if options is not None else {}
     pm = postmortem(trace, **params)
     d = pm.to_dict()
-    fields = {k: d[k] for k in ("runs", "values", "unit", "verdict", "steps", "bands", "outlier_runs",
+    fields = {k: d[k] for k in ("runs", "values", "unit", "verdict", "steps", "episodes", "bands", "outlier_runs",
                                 "warmup_runs", "slow_runs", "trend", "suspects")}
     # "bands" is also written by the bands section (registered after this one for runner traces,
     # so its mixture bands of the run means replace these in the JSON); "run_bands" always holds
@@ -76,7 +88,7 @@ def runner_section(trace, options) -> SectionResult:
     fields["summary_stats"] = trace.meta.extra.get("summary_stats")  # what the file states (bandkit.loaders.summary_stats)
     fields["postmortem"] = {"aggregation": "per-run means", "reference": d["reference"],
                             "affected_runs": d["affected_runs"], "noise_rel": d["noise_rel"],
-                            "summary_only": d["summary_only"], "note": d["note"],
+                            "summary_only": d["summary_only"], "note": d["note"], "gate": d["gate"],
                             "run_numbering": trace.meta.extra.get("run_numbering", "1-based, file order")}
     return SectionResult("postmortem", fields, pm, [_finding(pm)])
 

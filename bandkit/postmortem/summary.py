@@ -13,7 +13,7 @@ from .._json import jsonable
 from .suspects import Suspect, rank_suspects
 
 #: Verdicts that count as "affected".
-AFFECTED_VERDICTS = ("step", "bimodal", "bands", "trend", "warmup", "outliers")
+AFFECTED_VERDICTS = ("step", "episode", "bimodal", "bands", "trend", "warmup", "outliers")
 
 
 @dataclass(frozen=True)

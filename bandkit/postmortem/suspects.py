@@ -19,6 +19,18 @@ the main band) every metadata column that varies is scored in [0, 1]:
   describe the state one run early or late; lags -1 and +1 are tried too, at a 10 % discount, and
   the lag used is reported.
 
+Gate (a suspect is reported only with support and significance): at least ``MIN_SUPPORT`` (3)
+affected and 3 reference runs, and a family-wise p-value below ``SUSPECT_ALPHA`` (0.05) that
+accounts for every column, lag and (categorical) value tried: Westfall & Young's max-T permutation
+test - the affected labels are permuted among the runs ``PERMUTATIONS`` (999; fewer, down to 199, beyond 4,000 runs) times, and
+``p_adjusted`` = share of permutations in which *some* column separates them at least as well as
+this column does (its ``separation``, before the lag discount and the coincidence factor). Unlike a
+Bonferroni correction it is not fooled by dependent columns (twelve per-CPU frequencies count as
+about one test). ``evidence`` also keeps the column's own ``p_value`` (Mann-Whitney, or Fisher's
+exact test of the best value against the rest) and ``tests`` (columns x lags tried). A key that
+separates 1 affected run from 19 others is no suspect: with one run, any of a handful of noisy
+keys does that by chance.
+
 Left out: columns that cannot be causes (``duration`` - the run's own wall time, which the
 values drive - and time counters ``date``, ``uptime``, ``boot_time``, ``time``), and for steps any
 numeric column that is monotone in the run order (Spearman |rho| > 0.98), since such a column
@@ -35,6 +47,13 @@ import pandas as pd
 from scipy import stats
 
 from ..metadata import metadata_unit
+
+#: Family-wise significance a suspect needs (max-T permutation p-value over every column and lag tried).
+SUSPECT_ALPHA = 0.05
+#: Permutations of the max-T test (seeded).
+PERMUTATIONS = 999
+#: Fewest affected (and reference) runs a suspect can rest on.
+MIN_SUPPORT = 3
 
 #: Columns never proposed as suspects.
 EXCLUDED = frozenset({"duration", "date", "uptime", "boot_time", "time", "commit_date", "context_date",
@@ -68,6 +87,18 @@ def _best_split(v: np.ndarray) -> int:
     return int(np.argmax(bss)) + 1
 
 
+def _ranks(v: np.ndarray) -> np.ndarray:
+    """1-based ranks with ties averaged (scipy.stats.rankdata "average", without its per-call cost)."""
+    order = np.argsort(v, kind="mergesort")
+    sv = v[order]
+    new = np.r_[True, sv[1:] != sv[:-1]]
+    starts = np.flatnonzero(new)
+    ends = np.r_[starts[1:], len(v)]
+    r = np.empty(len(v))
+    r[order] = ((starts + ends + 1) / 2.0)[np.cumsum(new) - 1]
+    return r
+
+
 def _shift(a: np.ndarray, lag: int) -> tuple[np.ndarray, slice]:
     """Pair metadata of run i+lag with run i: returns (metadata slice, slice of runs)."""
     n = len(a)
@@ -86,7 +117,7 @@ def _numeric_score(v: np.ndarray, aff: np.ndarray) -> dict[str, Any] | None:
     na, nr = int(lab.sum()), int((~lab).sum())
     if na < 1 or nr < 1 or np.ptp(vv) == 0:
         return None
-    ranks = stats.rankdata(vv)
+    ranks = _ranks(vv)
     auc = (float(ranks[lab].sum()) - na * (na + 1) / 2.0) / (na * nr)
     # best threshold: cut between distinct sorted values, either direction
     order = np.argsort(vv, kind="stable")
@@ -116,35 +147,35 @@ def _numeric_score(v: np.ndarray, aff: np.ndarray) -> dict[str, Any] | None:
 
 def _categorical_score(v: pd.Series, aff: np.ndarray) -> dict[str, Any] | None:
     ok = v.notna().to_numpy()
-    vals = v[ok].astype(str).to_numpy()
     lab = aff[ok]
-    if lab.sum() == 0 or (~lab).sum() == 0:
+    na, nr = int(lab.sum()), int((~lab).sum())
+    if na == 0 or nr == 0:
         return None
-    best = None
-    for val in pd.unique(vals):
-        ind = vals == val
-        j = ind[lab].mean() - ind[~lab].mean()
-        if best is None or abs(j) > abs(best[0]) + 1e-12 or (abs(abs(j) - abs(best[0])) <= 1e-12 and j > best[0]):
-            best = (float(j), str(val), int(ind[lab].sum()), int(lab.sum()), int(ind[~lab].sum()), int((~lab).sum()))
-    if best is None:
-        return None
-    j, val, ka, na, kr, nr = best
-    return {"separation": abs(j), "value": val[:200], "affected_with_value": ka, "affected": na,
-            "reference_with_value": kr, "reference": nr}
+    codes, uniq = pd.factorize(v[ok].astype(str), sort=False)
+    ka = np.bincount(codes[lab], minlength=len(uniq))
+    kr = np.bincount(codes[~lab], minlength=len(uniq))
+    j = ka / na - kr / nr
+    # largest |J|; ties: the value more common among the affected runs, then first seen
+    best = int(np.lexsort((np.arange(len(j)), -j, -np.round(np.abs(j), 12)))[0])
+    return {"separation": float(abs(j[best])), "value": str(uniq[best])[:200], "affected_with_value": int(ka[best]),
+            "affected": na, "reference_with_value": int(kr[best]), "reference": nr}
 
 
 def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: int | None = None,
-                  max_suspects: int = 5, min_score: float = 0.3, lags: tuple[int, ...] = (0, 1, -1)) -> list[Suspect]:
+                  max_suspects: int = 5, min_score: float = 0.3, lags: tuple[int, ...] = (0, 1, -1),
+                  alpha: float = SUSPECT_ALPHA, min_support: int = MIN_SUPPORT) -> list[Suspect]:
     """Rank the columns of ``metadata`` (one row per run) by how well they separate ``affected``.
 
     ``step_index``: for a step, the 0-based index of the first run after it (enables the
     coincidence factor and the monotone-column exclusion). Returns at most ``max_suspects`` with
-    ``score >= min_score``, best first.
+    ``score >= min_score`` that pass the gate (see the module docstring: ``min_support`` affected
+    and reference runs, max-T permutation p-value < ``alpha``), best first.
     """
     aff = np.asarray(affected, dtype=bool)
     n = len(aff)
-    if n < 3 or aff.all() or not aff.any():
+    if n < 3 or aff.sum() < min_support or (~aff).sum() < min_support:
         return []
+    perm = _MaxT(aff)
     w = max(1.0, n / 50.0)
     out: list[Suspect] = []
     idx = np.arange(n)
@@ -159,11 +190,12 @@ def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: i
             v = s.to_numpy(dtype=np.float64, na_value=np.nan)
             ok = np.isfinite(v)
             if step_index is not None and ok.sum() > 3:
-                rho = stats.spearmanr(idx[ok], v[ok])[0]
+                rv = _ranks(v[ok])
+                rho = np.corrcoef(idx[ok], rv)[0, 1] if np.ptp(rv) > 0 else 0.0
                 if np.isfinite(rho) and abs(rho) > 0.98:
                     continue
         else:
-            if s.nunique(dropna=True) >= s.notna().sum():  # every run different: no pattern
+            if s.nunique(dropna=True) > 0.5 * s.notna().sum():  # (nearly) every run different: no pattern
                 continue
         best: Suspect | None = None
         for lag in lags:
@@ -176,6 +208,7 @@ def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: i
                 ev = _categorical_score(mv_s, aff)
             if ev is None:
                 continue
+            perm.add(mv if numeric else mv_s, sl, numeric)
             score = ev["separation"] * (0.9 if lag else 1.0)
             if step_index is not None and numeric:
                 ok2 = np.isfinite(mv)
@@ -191,17 +224,100 @@ def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: i
             ev["lag"] = lag
             ev["kind"] = "numeric" if numeric else "categorical"
             ev["unit"] = metadata_unit(col) if numeric else ""
+            ev["_separation"] = ev["separation"]
             if best is None or score > best.score:
                 best = Suspect(col, float(score), ev)
             else:
                 ev.pop("_data", None)
+                ev.pop("_separation", None)
         if best is not None and best.score >= min_score:
-            data = best.evidence.pop("_data", None)
+            ev = best.evidence
+            data = ev.pop("_data", None)
             if data is not None:
-                best.evidence["p_value"] = float(stats.mannwhitneyu(data[0], data[1], alternative="two-sided")[1])
+                ev["p_value"] = float(stats.mannwhitneyu(data[0], data[1], alternative="two-sided")[1])
+            else:
+                ka, na = ev["affected_with_value"], ev["affected"]
+                kr, nr = ev["reference_with_value"], ev["reference"]
+                ev["p_value"] = float(stats.fisher_exact([[ka, na - ka], [kr, nr - kr]])[1])
             out.append(best)
-    out.sort(key=lambda s: (-round(s.score, 6), "." in s.metadata, s.evidence.get("p_value", 1.0), s.metadata))
-    return _dedupe(out)[:max_suspects]
+    gated = []
+    null_max = perm.null_max() if out else None
+    for sus in out:
+        ev = sus.evidence
+        sep = ev.pop("_separation")
+        ev["tests"] = perm.n_tests
+        ev["p_adjusted"] = float((1 + np.count_nonzero(null_max >= sep - 1e-12)) / (len(null_max) + 1))
+        if ev["affected"] >= min_support and ev["reference"] >= min_support and ev["p_adjusted"] < alpha:
+            gated.append(sus)
+    gated.sort(key=lambda s: (-round(s.score, 6), "." in s.metadata, s.evidence.get("p_value", 1.0), s.metadata))
+    return _dedupe(gated)[:max_suspects]
+
+
+class _MaxT:
+    """Westfall-Young max-T permutation null of the separation statistics of every (column, lag)
+    for the affected labels ``aff``: permute the labels, recompute every separation, keep the
+    largest per permutation (vectorised: rank sums by gathering, value counts by bincount)."""
+
+    def __init__(self, aff: np.ndarray, n_perm: int = PERMUTATIONS, seed: int = 0):
+        self.aff = aff
+        self.n = len(aff)
+        self.n_perm = n_perm
+        self.seed = seed
+        self.ranks: list[np.ndarray] = []
+        self.valid: list[np.ndarray] = []
+        self.cats: list[tuple[np.ndarray, int]] = []
+
+    @property
+    def n_tests(self) -> int:
+        return len(self.ranks) + len(self.cats)
+
+    def add(self, values, sl: slice, numeric: bool) -> None:
+        """One statistic: metadata ``values`` paired with the runs ``sl`` (numeric array, or a
+        pandas Series of categories aligned with all runs)."""
+        if numeric:
+            full = np.full(self.n, np.nan)
+            full[sl] = values
+            ok = np.isfinite(full)
+            r = np.zeros(self.n)
+            r[ok] = _ranks(full[ok])
+            self.ranks.append(r)
+            self.valid.append(ok.astype(np.float64))
+        else:
+            ok = values.notna().to_numpy()
+            codes = np.full(self.n, -1, np.int64)
+            c, uniq = pd.factorize(values[ok].astype(str), sort=False)
+            codes[ok] = c
+            self.cats.append((codes, len(uniq)))
+
+    def null_max(self) -> np.ndarray:
+        rng = np.random.default_rng(self.seed)
+        # fewer permutations for long sequences (work ~ n_perm x n): never below 199 (p >= 0.005)
+        n_perm = int(np.clip(4_000_000 // max(self.n, 1), 199, self.n_perm))
+        na = int(self.aff.sum())
+        # a permutation of the labels = a random set of na affected runs (one row per permutation)
+        sub = np.argsort(rng.random((n_perm, self.n)), axis=1)[:, :na]
+        best = np.zeros(n_perm)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self.ranks:
+                R = np.stack(self.ranks, axis=1)
+                V = np.stack(self.valid, axis=1)
+                S = R[sub].sum(axis=1)           # (n_perm, columns): rank sums of the affected
+                NA = V[sub].sum(axis=1)
+                NR = V.sum(axis=0)[None, :] - NA
+                auc = (S - NA * (NA + 1) / 2.0) / (NA * NR)
+                sep = np.where((NA > 0) & (NR > 0), np.abs(2.0 * auc - 1.0), 0.0)
+                best = np.maximum(best, sep.max(axis=1))
+            rows = np.repeat(np.arange(n_perm), na)
+            for codes, k in self.cats:
+                c = codes[sub].ravel()
+                ok = c >= 0
+                KA = np.bincount(rows[ok] * k + c[ok], minlength=n_perm * k).reshape(n_perm, k).astype(np.float64)
+                NA = ok.reshape(n_perm, na).sum(axis=1)[:, None].astype(np.float64)
+                tot = np.bincount(codes[codes >= 0], minlength=k)[None, :]
+                NR = float(np.count_nonzero(codes >= 0)) - NA
+                j = np.where((NA > 0) & (NR > 0), np.abs(KA / NA - (tot - KA) / NR), 0.0)
+                best = np.maximum(best, j.max(axis=1))
+        return best
 
 
 def _dedupe(sus: list[Suspect]) -> list[Suspect]:

@@ -322,13 +322,17 @@ def postmortem_html(section, tr) -> str:
             ["noise per run", fmt_pct(extra.get("noise_rel"), 2)]]
     for s in f.get("steps") or []:
         rows.append(["step at run", f"{s.get('run')}: {_fmt_val(s.get('before'), unit)} → "
-                                    f"{_fmt_val(s.get('after'), unit)}"])
+                                    f"{_fmt_val(s.get('after'), unit)} (p = {fmt_num(s.get('p_value'), 2)})"])
+    for e in f.get("episodes") or []:
+        rows.append(["episode", f"runs {e.get('start_run')}-{e.get('end_run')}: {_fmt_val(e.get('baseline'), unit)} → "
+                                f"{_fmt_val(e.get('level'), unit)}, then back (p = {fmt_num(e.get('p_value'), 2)})"])
     for b in f.get("bands") or []:
         if len(f.get("bands")) > 1:
             rows.append(["level", f"{_fmt_val(b.get('level'), unit)}: {b.get('n_runs')} runs ({fmt_pct(b.get('share'))})"])
     trend = f.get("trend") or {}
     if trend.get("significant"):
-        rows.append(["trend", f"Kendall τ {fmt_num(trend.get('kendall_tau'), 3)}, p = {fmt_num(trend.get('p_value'), 2)}"])
+        rows.append(["trend", f"drift ×{fmt_num(trend.get('drift_ratio'), 4)} over the runs, "
+                              f"p = {fmt_num(trend.get('p_value'), 2)}"])
     for key, label in (("affected_runs", "affected runs"), ("outlier_runs", "outlier runs"),
                        ("warmup_runs", "warm-up runs")):
         runs = extra.get(key) if key in extra else f.get(key)

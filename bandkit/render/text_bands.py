@@ -40,6 +40,11 @@ def render(section) -> list[str]:
     out = [f"  bands ({len(bands)}, of {info.get('n_analysed', 0):,} {what}):"]
     out += ["    " + line for line in table(
         rows, header=["level", "spread", "share", "time", "episodes", "dwell median / p95 / max"])]
+    loose = [b for b in bands if b.get("supported") is False]
+    if loose:
+        out.append(f"    not counted as levels (scattered, never {fmt_num(info.get('support_gate', {}).get('min_dwell', 3))} "
+                   f"in a row, < {fmt_pct(info.get('support_gate', {}).get('min_share', 0.05), 0)} of samples): "
+                   + ", ".join(fmt_num(b["level"]) for b in loose))
     worst = overlapping_band(bands)
     if worst is not None:
         out.append(f"    bands overlap: ~{fmt_pct(worst['overlap'])} of the {fmt_num(worst['level'])} band's samples "

@@ -123,6 +123,15 @@ def render(section) -> list[str]:
                          "–" if s.get("ratio") is None else f"{s['ratio']:.3f}", ci, p, factor_text(s["ratio"])])
         lines += ["  " + x for x in table(rows, ["step at run", "95 % runs", "before", "after", "ratio", "95 % CI",
                                                  "p", ""])]
+    if f.get("episodes"):
+        rows = []
+        for e in f["episodes"]:
+            ci = "–" if e.get("ci_low") is None else f"{e['ci_low']:.3f}–{e['ci_high']:.3f}"
+            rows.append([f"{e['start_run']}-{e['end_run']}", str(e["n_runs"]), fmt_value(e["baseline"], unit),
+                         fmt_value(e["level"], unit), f"{e['ratio']:.3f}", ci, fmt_p(e.get("p_value")),
+                         factor_text(e["ratio"])])
+        lines += ["  " + x for x in table(rows, ["episode runs", "runs", "around", "during", "ratio", "95 % CI",
+                                                 "p", ""])]
     if f["verdict"] in ("bimodal", "bands") and f["bands"]:
         rows = [[fmt_value(b["level"], unit), fmt_pct(b["share"], 0), str(b["n_runs"]), fmt_runs(b["runs"])]
                 for b in f["bands"]]
@@ -133,8 +142,8 @@ def render(section) -> list[str]:
         lines.append(f"  warm-up runs: {fmt_runs(f['warmup_runs'])}")
     if f.get("trend") and f["verdict"] == "trend":
         t = f["trend"]
-        lines.append(f"  drift over the runs: ×{t['drift_ratio']:.3f} (Kendall tau {t['kendall_tau']:.2f}, "
-                     f"p = {t['p_value']:.2g})")
+        lines.append(f"  drift over the runs: ×{t['drift_ratio']:.3f} (least squares, long-run noise; "
+                     f"p = {fmt_p(t['p_value'])})")
     if f["suspects"]:
         lines.append(f"  suspects ({pm.get('reference') or 'affected runs vs the rest'}):")
         rows = [[short_name(s["metadata"]), f"{s['score']:.2f}", suspect_evidence(s)] for s in f["suspects"]]
@@ -148,6 +157,16 @@ def phrase_step(f: dict) -> str:
          f"({factor_text(f['ratio'])})")
     if f.get("n_steps", 1) > 1:
         s += f", {f['n_steps']} steps in all"
+    if f.get("n_episodes"):
+        s += f", and {f['n_episodes']} episode(s) that came back"
+    return s + _suspect_tail(f)
+
+
+def phrase_episode(f: dict) -> str:
+    s = (f"episode at runs {f['start_run']}-{f['end_run']}: {fmt_value(f['baseline'], f['unit'])} → "
+         f"{fmt_value(f['level'], f['unit'])} ({factor_text(f['ratio'])}), then back")
+    if f.get("n_episodes", 1) > 1:
+        s += f", {f['n_episodes']} episodes in all"
     return s + _suspect_tail(f)
 
 
@@ -195,7 +214,8 @@ def render_summary(section) -> list[str]:
     """Summary across benchmarks (cross section ``runner_summary``)."""
     d = section.fields["runner_summary"]
     counts = d["counts"]
-    order = ["stable", "step", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs", "no_runs"]
+    order = ["stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
+             "no_runs"]
     parts = [f"{k.replace('_', ' ')} {counts[k]}" for k in order if counts.get(k)]
     lines = [f"Benchmarks: {d['n_benchmarks']} — " + ", ".join(parts)]
     if d["affected"]:
