@@ -38,17 +38,22 @@ def run(h, **params):
 
 def null_suite(n: int, seed: int, ar: bool, params: dict) -> dict:
     rng = np.random.default_rng(seed)
-    reg = anych = epi = drift = 0
+    from bandkit.history.section import history_findings
+
+    reg = anych = epi = drift = small = moves = 0
     t0 = time.perf_counter()
     for i in range(n):
         p = noise_params(rng, ar)
         res = run(generate_history(seed=int(rng.integers(2**31)), **p), **params)
+        st = [f for f in history_findings(res) if f["kind"] == "stable_history"]
+        small += bool(st and st[0]["small_changes"])
+        moves += bool(st and not st[0]["small_changes"] and st[0]["level_moves"])
         reg += bool(res.regressions or any(d.kind == "regression" for d in res.drifts))
         anych += bool(res.regressions or res.improvements or res.drifts)
         epi += bool(res.episodes)
         drift += bool(res.drifts)
     return {"n": n, "regression": reg / n, "any_change": anych / n, "episode": epi / n, "drift": drift / n,
-            "s_per_history": (time.perf_counter() - t0) / n}
+            "small_change": small / n, "level_moves": moves / n, "s_per_history": (time.perf_counter() - t0) / n}
 
 
 def power_step(n: int, seed: int, ratio: float, params: dict, tol: int = 5) -> dict:
@@ -67,6 +72,21 @@ def power_step(n: int, seed: int, ratio: float, params: dict, tol: int = 5) -> d
             cover_ratio += bool(r.ratio_ci[0] <= ratio <= r.ratio_ci[1])
     return {"n": n, "ratio": ratio, "detected": hit / n, "build_ci_covers": cover_loc / max(hit, 1),
             "ratio_ci_covers": cover_ratio / max(hit, 1)}
+
+
+def power_small(n: int, seed: int, ratio: float, params: dict) -> dict:
+    """Steps under the reporting threshold: how often the headline is not 'stable' (no location check)."""
+    from bandkit.history.section import history_findings
+
+    rng = np.random.default_rng(seed)
+    hit = 0
+    for _ in range(n):
+        p = noise_params(rng, ar=False)
+        c = int(p["n_builds"] * rng.uniform(0.2, 0.8))
+        res = run(generate_history(seed=int(rng.integers(2**31)), events=((c, None, ratio),), **p), **params)
+        st = [f for f in history_findings(res) if f["kind"] == "stable_history"]
+        hit += not (st and not st[0]["small_changes"] and not st[0]["level_moves"])
+    return {"n": n, "not_stable": hit / n}
 
 
 def p_build(index: int, first: int = 515000) -> int:
@@ -99,12 +119,14 @@ def main(argv=None) -> None:
         k, v = kv.split("=", 1)
         params[k] = float(v) if k != "min_builds" else int(v)
     print(f"params: {params or 'defaults'}\n")
-    print("| null suite | histories | any regression | any change | episode | drift | s / history |")
-    print("|---|---|---|---|---|---|---|")
+    print("| null suite | histories | any regression | any change | episode | drift | headline 'smaller significant "
+          "change' | headline 'level moves' | s / history |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for ar in ((False, True) if args.null else ()):
         r = null_suite(args.null, args.seed + ar, ar, params)
         print(f"| {'AR(1) rho 0-0.5' if ar else 'iid builds'} | {r['n']} | {r['regression']:.1%} | "
-              f"{r['any_change']:.1%} | {r['episode']:.1%} | {r['drift']:.1%} | {r['s_per_history']:.3f} |")
+              f"{r['any_change']:.1%} | {r['episode']:.1%} | {r['drift']:.1%} | {r['small_change']:.1%} | "
+              f"{r['level_moves']:.1%} | {r['s_per_history']:.3f} |")
     if args.power:
         print("\n| step regression | histories | detected (±5 builds) | build CI covers | ratio CI covers |")
         print("|---|---|---|---|---|")
@@ -112,6 +134,12 @@ def main(argv=None) -> None:
             r = power_step(args.power, args.seed + 10, ratio, params)
             print(f"| ×{ratio:.2f} | {r['n']} | {r['detected']:.0%} | {r['build_ci_covers']:.0%} | "
                   f"{r['ratio_ci_covers']:.0%} |")
+        print("\n| step under the 2 % threshold | histories | headline not 'stable' (regression, smaller significant "
+              "change or level moves) |")
+        print("|---|---|---|")
+        for ratio in (1.01, 1.015):
+            r = power_small(args.power, args.seed + 30, ratio, params)
+            print(f"| ×{ratio} | {r['n']} | {r['not_stable']:.0%} |")
     if args.power and not args.steps_only:
         print("\n| episode | histories | episode found (start and end ±5) | regression located |")
         print("|---|---|---|---|")

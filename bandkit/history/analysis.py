@@ -124,6 +124,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
     cands: list[int] = []
     pvals: list[float] = []
     n_cand = 0
+    all_cands: list[int] = []
     sigma = float("nan")
     cost = "l2"
     zw = y
@@ -138,6 +139,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
         sigma = res.noise_scale if np.isfinite(res.noise_scale) and res.noise_scale > 0 else diff_scale(yw)
         zw = (yw - np.median(yw)) / sigma
         n_cand = len(res.changepoints)
+        all_cands = list(res.indices)
         cands, pvals = _gate(y, zw, list(res.indices), p)
     kept = cands
     bounds = [0] + kept + [nb]
@@ -175,6 +177,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
     episodes, changes = _episodes(changes, era_lv, bounds, bt, higher_is_better, back)
     if metadata is not None and len(getattr(metadata, "columns", ())):
         changes = _with_suspects(changes, metadata)
+    small = _small_changes(y, zw, all_cands, p, bt, back) if all_cands and not (kept or drifts) else ()
     eras = _eras(y, bt, bounds, back, positive)
     latest = _latest(eras, bt, higher_is_better, p["min_builds"])
     fitted = np.repeat([float(back(v)) for v in era_lv], np.diff(bounds))
@@ -187,7 +190,44 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
         regressions=tuple(c for c in changes if c.kind == "regression"),
         improvements=tuple(c for c in changes if c.kind == "improvement"),
         episodes=tuple(episodes), drifts=tuple(drifts), eras=tuple(eras), latest=latest, params=params_out,
+        small_changes=small, level_range=_level_range(y, back),
         build_ids=bt.ids, levels=med, fitted=fitted)
+
+
+def _small_changes(y, zw, cands: list[int], p: dict, bt: BuildTable, back) -> tuple[dict, ...]:
+    """Changes that pass the significance and length gates but are smaller than ``min_relative``
+    (a 1.8 % step on a 0.5 %-noise history is real, just under the reporting threshold): the
+    history is then not called "stable". (Larger moves that the gate did not keep, e.g. short dips,
+    show in the level range.)"""
+    kept, pvals = _gate(y, zw, cands, {**p, "min_relative": 0.0})
+    out = []
+    bounds = [0] + kept + [y.size]
+    for k, c in enumerate(kept):
+        before = float(back(np.median(y[bounds[k]:c])))
+        after = float(back(np.median(y[c:bounds[k + 2]])))
+        ratio = after / before if before else float("nan")
+        if abs(math.log(ratio)) < math.log1p(p["min_relative"]) if ratio > 0 else False:
+            out.append({"build": bt.ids[c], "ratio": ratio, "p_value": float(pvals[k])})
+    return tuple(out)
+
+
+def level_window(n: int) -> int:
+    """Builds in the running median of :func:`_level_range` (odd)."""
+    return max(21, n // 20) | 1
+
+
+def _level_range(y: np.ndarray, back) -> tuple[float, float] | None:
+    """5-95 % range of the centred running median of the build levels over ``max(21, n // 20)``
+    builds: how far the level moves between steps (descriptive, no test)."""
+    n = y.size
+    w = level_window(n)
+    if n < 3 * w:
+        return None
+    import pandas as pd
+
+    rm = pd.Series(y).rolling(w, center=True).median().to_numpy()[w // 2: n - w // 2]
+    lo, hi = np.percentile(rm, [5, 95])
+    return float(back(lo)), float(back(hi))
 
 
 def _ratio_se(y: np.ndarray, a: int, c: int, b: int, sigma: float, q: float) -> float:

@@ -147,6 +147,12 @@ class HistoryResult:
     eras: tuple[Era, ...]
     latest: Latest | None
     params: dict = field(default_factory=dict)
+    #: significant changes smaller than the reporting threshold (``min_relative``), looked for only
+    #: when no change is reported: {"build", "ratio", "p_value"}
+    small_changes: tuple[dict, ...] = ()
+    #: 5-95 % range of the running median of the build levels (window ``level_window`` builds):
+    #: how far the level moves without a step; None for fewer than 3 windows of builds
+    level_range: tuple[float, float] | None = None
     build_ids: np.ndarray | None = field(default=None, repr=False, compare=False)
     levels: np.ndarray | None = field(default=None, repr=False, compare=False)
     fitted: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -167,5 +173,7 @@ class HistoryResult:
             "drifts": [d.to_dict() for d in self.drifts],
             "eras": [e.to_dict() for e in self.eras],
             "latest": self.latest.to_dict() if self.latest else None,
+            "small_changes": [_plain(c) for c in self.small_changes],
+            "level_range": list(self.level_range) if self.level_range else None,
             "params": _plain(self.params),
         }

@@ -128,5 +128,22 @@ def phrase(f: dict[str, Any]) -> str:
     if kind == "stable_history":
         cv = f.get("cv")
         noise = f", build-to-build noise {100 * cv:.2g} %" if cv is not None else ""
-        return f"stable across {f.get('builds', 0):,} builds{noise}"
+        nb = f"{f.get('builds', 0):,} builds"
+        thr = f.get("min_relative")
+        thr_txt = f" ≥ {100 * thr:.3g} %" if thr else ""
+        small = f.get("largest_small_change")
+        if small:
+            n = f.get("small_changes", 1)
+            more = f" (largest of {n})" if n > 1 else ""
+            return (f"no change{thr_txt} across {nb}, but a smaller significant one: "
+                    f"{fmt_ratio(small.get('ratio'), f.get('higher_is_better', False))} at build "
+                    f"{_b(small.get('build'))}{more}, p {_p(small.get('p_value'))}{noise}")
+        rng = f.get("level_range")
+        lv = f.get("level")
+        if rng and lv and f.get("level_moves"):
+            u = _u(f.get("value_unit") or "")
+            half = 50 * (rng[1] - rng[0]) / lv
+            return (f"no step change{thr_txt} across {nb}; the level moves between {fmt_num(rng[0])} and "
+                    f"{fmt_num(rng[1])}{u} (±{half:.2g} %){noise}")
+        return f"stable across {nb}{noise}"
     return ""
