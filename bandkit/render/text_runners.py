@@ -8,6 +8,13 @@ from typing import Any
 from .textutil import fmt_num, fmt_pct, fmt_time, table
 
 
+def _ci(lo, hi) -> str:
+    """A ratio interval; an end that is not finite (null in JSON: a level of 0) prints as "?"."""
+    if lo is None and hi is None:
+        return "–"
+    end = lambda v: "?" if v is None or not math.isfinite(v) else f"{v:.3f}"  # noqa: E731
+    return f"{end(lo)}–{end(hi)}"
+
 def fmt_value(x: float | None, unit: str) -> str:
     """A measured value with its unit (times in s get a readable unit)."""
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
@@ -116,7 +123,7 @@ def render(section) -> list[str]:
     if f["steps"]:
         rows = []
         for s in f["steps"]:
-            ci = "–" if s.get("ci_low") is None else f"{s['ci_low']:.3f}–{s['ci_high']:.3f}"
+            ci = _ci(s.get("ci_low"), s.get("ci_high"))
             p = fmt_p(s.get("p_value"))
             loc = "–" if s.get("run_ci_low") is None else f"{s['run_ci_low']}–{s['run_ci_high']}"
             rows.append([str(s["run"]), loc, fmt_value(s["before"], unit), fmt_value(s["after"], unit),
@@ -126,7 +133,7 @@ def render(section) -> list[str]:
     if f.get("episodes"):
         rows = []
         for e in f["episodes"]:
-            ci = "–" if e.get("ci_low") is None else f"{e['ci_low']:.3f}–{e['ci_high']:.3f}"
+            ci = _ci(e.get("ci_low"), e.get("ci_high"))
             rows.append([f"{e['start_run']}-{e['end_run']}", str(e["n_runs"]), fmt_value(e["baseline"], unit),
                          fmt_value(e["level"], unit), f"{e['ratio']:.3f}", ci, fmt_p(e.get("p_value")),
                          factor_text(e["ratio"])])
@@ -249,7 +256,7 @@ def render_compare(cmp) -> list[str]:
     lines.append("")
     rows = []
     for c in sorted(cmp.benchmarks, key=lambda c: c.ratio):
-        ci = "–" if c.ci_low is None else f"{c.ci_low:.3f}–{c.ci_high:.3f}"
+        ci = _ci(c.ci_low, c.ci_high)
         flag = ("*" if c.significant else " ") + ("!" if c.noisy else " ")
         rows.append([short_name(c.name, 30), fmt_value(c.mean_a, c.unit), fmt_value(c.mean_b, c.unit),
                      f"{c.ratio:.3f}", ci, fmt_p(c.p_value), flag, COMPARE_METHOD_SHORT.get(c.method, c.method),
