@@ -105,7 +105,7 @@ class Section:
 _R = "bandkit.render."
 #: Every section by its explicit name.
 SECTIONS: dict[str, Section] = {s.name: s for s in (
-    Section("summary", "bandkit.summary:ftq_section",
+    Section("summary", "bandkit.summary:section",
             text=_R + "text_summary:render", html=_R + "html_sections:summary_html"),
     Section("bands", "bandkit.bands.section:section",
             text=_R + "text_bands:render", html=_R + "html_sections:bands_html", key_plot=True),
@@ -130,7 +130,7 @@ SECTIONS: dict[str, Section] = {s.name: s for s in (
 #: The per-trace sections of each trace kind, in report order (their fields appear in this order).
 TRACE_SECTIONS: dict[str, tuple[str, ...]] = {
     "ftq": ("summary", "bands", "spectrum", "changepoints"),
-    "runner": ("postmortem",),
+    "runner": ("summary", "postmortem"),
     "series": ("changepoints", "bands"),
     "history": ("history",),  # one benchmark across builds (performance-CI histories): only what it needs
 }

@@ -128,3 +128,110 @@ def ftq_section(trace: Trace, options):
         findings.append({"kind": "fraction_mismatch", "severity": "info", "computed": s.ftq_fraction,
                          "header": s.header_fraction})
     return SectionResult("summary", s.to_dict(), s, findings)
+
+
+# -- runner results: the numbers people look for first ---------------------------------------------
+@dataclass(frozen=True)
+class RunnerSummary:
+    """Central value and spread of one benchmark, as hyperfine and pyperf print them.
+
+    ``value_stats``: over every measured value (``source`` "values"), or, for a file that holds only
+    summary statistics, the statistics it states (``source`` "file"); values in the trace's unit.
+    ``within_run``: how the values inside a run compare (pyperf warm-ups, first value), or None.
+    """
+
+    value_stats: dict[str, Any]
+    within_run: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value_stats": dict(self.value_stats), "within_run": None if self.within_run is None
+                else dict(self.within_run)}
+
+
+#: Keys of ``value_stats`` (README: summary (runner)).
+VALUE_STATS_KEYS = ("source", "unit", "n", "runs", "mean", "stddev", "median", "min", "max")
+
+
+def _float(x) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if np.isfinite(v) else None
+
+
+def value_stats(trace: Trace) -> dict[str, Any]:
+    """Mean, sample standard deviation, median, min and max of a runner trace's values (see
+    :class:`RunnerSummary`)."""
+    ex = trace.meta.extra
+    if ex.get("summary_only"):
+        st = ex.get("summary_stats") or {}
+        v = trace.values
+        head = _float(v[0]) if len(v) else None
+        out = {"source": "file", "unit": trace.meta.value_unit, "n": st.get("n"), "runs": None,
+               "mean": _float(st.get("mean")), "stddev": _float(st.get("stddev")),
+               "median": _float(st.get("median")), "min": _float(st.get("min")), "max": _float(st.get("max"))}
+        if out["mean"] is None and out["median"] is None and head is not None:
+            out[st.get("statistic") if st.get("statistic") in ("mean", "median") else "mean"] = head
+        return out
+    s = trace.samples
+    v = s["value"].to_numpy(dtype=np.float64)
+    v = v[np.isfinite(v)]
+    runs = int(s["run"].nunique()) if "run" in s.columns else int(v.size)
+    if not v.size:
+        return {"source": "values", "unit": trace.meta.value_unit, "n": 0, "runs": 0, "mean": None, "stddev": None, "median": None,
+                "min": None, "max": None}
+    return {"source": "values", "unit": trace.meta.value_unit, "n": int(v.size), "runs": runs, "mean": float(np.mean(v)),
+            "stddev": float(np.std(v, ddof=1)) if v.size > 1 else None, "median": float(np.median(v)),
+            "min": float(np.min(v)), "max": float(np.max(v))}
+
+
+def within_run(trace: Trace) -> dict[str, Any] | None:
+    """Values inside a run: pyperf's warm-up values against the measured ones (median / median), and
+    each run's first value against the run's other values (median over runs). None when runs hold
+    one value and no warm-ups."""
+    s = trace.samples
+    if trace.meta.extra.get("summary_only") or "run" not in s.columns or not len(s):
+        return None
+    v = s["value"].to_numpy(dtype=np.float64)
+    med = float(np.nanmedian(v))
+    warm = [w[3] for w in trace.meta.extra.get("warmups") or ()
+            if isinstance(w, (list, tuple)) and len(w) == 4 and w[1] is not None]
+    warm = np.asarray([x for x in (_float(w) for w in warm) if x is not None], dtype=np.float64)
+    out: dict[str, Any] = {"warmups": int(warm.size),
+                           "warmup_ratio": float(np.median(warm) / med) if warm.size and med > 0 else None,
+                           "first_value_ratio": None, "runs_compared": 0}
+    runs = s["run"].to_numpy()
+    order = np.argsort(runs, kind="stable")
+    r, x = runs[order], v[order]
+    starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+    sizes = np.diff(np.r_[starts, r.size])
+    many = sizes >= 2
+    if many.any():
+        ratios = []
+        for a, n in zip(starts[many], sizes[many]):
+            rest = float(np.median(x[a + 1:a + n]))
+            if rest > 0 and np.isfinite(x[a]):
+                ratios.append(float(x[a]) / rest)
+        if ratios:
+            out["first_value_ratio"] = float(np.median(ratios))
+            out["runs_compared"] = len(ratios)
+    if not out["warmups"] and out["first_value_ratio"] is None:
+        return None
+    return out
+
+
+def runner_section(trace: Trace, options):
+    """Report section "summary" for runner traces: central value and spread (no findings)."""
+    from .section import SectionResult
+
+    s = RunnerSummary(value_stats(trace), within_run(trace))
+    return SectionResult("summary", s.to_dict(), s)
+
+
+def section(trace: Trace, options):
+    """Report section "summary": FTQ basics (:func:`ftq_section`) or a runner's central values
+    (:func:`runner_section`)."""
+    if trace.kind == "runner":
+        return runner_section(trace, options)
+    return ftq_section(trace, options)

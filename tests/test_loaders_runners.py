@@ -80,8 +80,10 @@ def test_pyperf_speedpython_2020_structure():
     # 14 warm-ups in the calibration run + 1 per measured run
     assert len(t.meta.extra["warmups"]) == 14 + 20
     assert [w[1] for w in t.meta.extra["warmups"][:14]] == [None] * 14
-    # first measured run: slow, every CPU at 3332 MHz
-    r1 = d[d["run"] == 1]
+    # first measured run: slow, every CPU at 3332 MHz; runs are numbered as pyperf dump numbers them
+    # (the calibration run is run 1, the first measured run is run 2)
+    assert d["run"].min() == 2 and d["run"].max() == 21
+    r1 = d[d["run"] == 2]
     raw = json.loads(gzip.decompress(SPEED2020.read_bytes()))
     bench = next(b for b in raw["benchmarks"] if b["metadata"]["name"] == "pickle_list")
     assert r1["value"].tolist() == bench["runs"][1]["values"]  # runs[0] is the calibration run
@@ -100,14 +102,14 @@ def test_pyperf_format5_samples_and_common_metadata():
     t = traces[0]
     assert t.label == "2to3"
     assert t.meta.extra["calibration_runs"] == 1  # "samples": [] is a calibration run
-    assert t.data["run"].max() == 20 and len(t.values) == 60
+    assert t.data["run"].max() == 21 and len(t.values) == 60  # pyperf dump's numbering: calibration run 1
     assert t.values[0] == pytest.approx(0.6229946170001313)
 
 
 def test_pyperf_old_comma_separated_cpu_freq_and_temp():
     (t,) = _traces(R / "pyperf-tests_telco.json.gz")
     assert t.label == "telco"  # name from the suite metadata (benchmark has none)
-    first = t.data[t.data["run"] == 1].iloc[0]
+    first = t.data[t.data["run"] == 2].iloc[0]  # run 1 is the calibration run (pyperf dump's numbering)
     assert first["cpu_freq_mhz.cpu2"] == 3596 and first["cpu_freq_mhz.cpu3"] == 2998
     assert first["cpu_temp_c"] == 67 and first["cpu_temp_c.coretemp_core_0"] == 51
 
@@ -130,7 +132,7 @@ def test_pyperf_hoisted_metadata_merge_order(tmp_path):
 def test_pyperf_synthetic_roundtrip(tmp_path):
     p = write_pyperf(tmp_path / "g.json.gz", pyperf_step_suite(n_runs=50, step_run=20, seed=3))
     (t,) = _traces(p)
-    assert t.data["run"].max() == 50 and len(t.values) == 150
+    assert t.data["run"].max() == 51 and len(t.values) == 150  # run 1 is the calibration run (pyperf dump)
     means = t.data.groupby("run")["value"].mean().to_numpy()
     assert np.all(means[:19] > 0.018) and np.all(means[19:] < 0.0125)
     temp = t.data.groupby("run")["cpu_temp_c"].first().to_numpy()

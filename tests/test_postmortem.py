@@ -99,13 +99,14 @@ def test_glitch_400_runs_step_at_106_temperature_top(glitch_path):
     pm = postmortem(bandkit.load(glitch_path))
     assert pm.verdict == "step" and pm.n_runs == 400
     (step,) = pm.steps
-    assert step.run == 106 and step.runs_before == 105 and step.runs_after == 295
+    # pyperf dump's numbering: the calibration run is run 1, so the generator's 106th measured run is run 107
+    assert step.run == 107 and step.runs_before == 105 and step.runs_after == 295
     assert step.before == pytest.approx(20.3e-3, rel=0.01) and step.after == pytest.approx(11.0e-3, rel=0.01)
     assert step.ci_low < step.ratio < step.ci_high
-    assert step.run_ci_low <= 106 <= step.run_ci_high  # location interval from detect_changepoints
+    assert step.run_ci_low <= 107 <= step.run_ci_high  # location interval from detect_changepoints
     top = pm.suspects[0]
     assert top.metadata.startswith("cpu_temp_c") and top.score > 0.95
-    assert top.evidence["changepoint_run"] == 106
+    assert top.evidence["changepoint_run"] == 107
     assert top.evidence["median_reference"] - top.evidence["median_affected"] == pytest.approx(12, abs=1.5)
     names = [s.metadata for s in pm.suspects]
     # the load average changes too, but late (1-minute smoothing): never ranked above the temperature
@@ -117,22 +118,24 @@ def test_glitch_400_runs_step_at_106_temperature_top(glitch_path):
 def test_glitch_step_moves_with_the_generator(tmp_path):
     p = write_pyperf(tmp_path / "g.json", pyperf_step_suite(n_runs=120, step_run=37, seed=9))
     pm = postmortem(bandkit.load(p))
-    assert pm.verdict == "step" and pm.steps[0].run == 37
+    assert pm.verdict == "step" and pm.steps[0].run == 38  # + the calibration run (pyperf dump's numbering)
 
 
 # -- real file: speedpython 2020 -----------------------------------------------------------
-def test_pickle_list_step_between_runs_4_and_5(speed2020):
+def test_pickle_list_step_between_runs_5_and_6(speed2020):
+    """Run numbers as ``pyperf dump`` shows them (the calibration run is run 1)."""
     pm = speed2020["pickle_list"]
     assert pm.verdict == "step"
     (step,) = pm.steps
-    assert step.run == 5 and step.factor == pytest.approx(1.7, abs=0.05)
-    assert pm.slow_runs == (1, 2, 3, 4)
+    assert step.run == 6 and step.factor == pytest.approx(1.7, abs=0.05)
+    assert pm.slow_runs == (2, 3, 4, 5)
     assert pm.suspects and pm.suspects[0].metadata.startswith("cpu_freq")
 
 
 @pytest.mark.parametrize("name, slow", [
-    ("deltablue", (14, 15, 16, 17)), ("django_template", (9, 10, 11, 12)), ("genshi_text", (10, 11, 12, 13)),
-    ("richards", (4, 5, 6, 7)), ("regex_v8", (10, 11, 12)), ("unpickle_list", (13, 14, 15)),
+    # run numbers as pyperf dump shows them (the calibration run is run 1)
+    ("deltablue", (15, 16, 17, 18)), ("django_template", (10, 11, 12, 13)), ("genshi_text", (11, 12, 13, 14)),
+    ("richards", (5, 6, 7, 8)), ("regex_v8", (11, 12, 13)), ("unpickle_list", (14, 15, 16)),
 ])
 def test_other_glitchy_benchmarks_found(speed2020, name, slow):
     pm = speed2020[name]
@@ -167,13 +170,13 @@ def test_report_json_fields_and_text(glitch_path):
     for key in ("name", "runs", "unit", "verdict", "steps", "bands", "suspects"):
         assert key in entry
     assert entry["name"] == "bm_glitch" and entry["runs"] == 400 and entry["verdict"] == "step"
-    assert entry["steps"][0]["run"] == 106 and set(entry["steps"][0]) >= {"run", "before", "after", "ratio"}
+    assert entry["steps"][0]["run"] == 107 and set(entry["steps"][0]) >= {"run", "before", "after", "ratio"}
     assert set(entry["suspects"][0]) == {"metadata", "evidence", "score"}
-    assert [b["n_runs"] for b in entry["run_bands"]] == [295, 105] and entry["run_bands"][1]["runs"][0] == 1
+    assert [b["n_runs"] for b in entry["run_bands"]] == [295, 105] and entry["run_bands"][1]["runs"][0] == 2
     assert d["runner_summary"]["counts"] == {"step": 1}
-    assert any(f["kind"] == "step" and f["run"] == 106 for f in d["findings"])
+    assert any(f["kind"] == "step" and f["run"] == 107 for f in d["findings"])
     text = rep.to_text()
-    assert "step at run 106" in text and "cpu_temp_c" in text
+    assert "step at run 107" in text and "cpu_temp_c" in text
     assert max(len(line) for line in text.splitlines()) <= 100
 
 
@@ -201,8 +204,8 @@ def test_plots_runs_and_metadata(glitch_path):
     pm = postmortem(t)
     ax = plot_runs(t, pm)
     offsets = ax.collections[0].get_offsets()
-    assert len(offsets) == 400 and offsets[105][0] == 106  # one dot per run, at its run number
-    assert any(abs(line.get_xdata()[0] - 105.5) < 1e-9 for line in ax.lines if len(line.get_xdata()) == 2)
+    assert len(offsets) == 400 and offsets[105][0] == 107  # one dot per run, at its run number (pyperf dump's)
+    assert any(abs(line.get_xdata()[0] - 106.5) < 1e-9 for line in ax.lines if len(line.get_xdata()) == 2)
     axes = plot_runs_with_metadata(t, ["cpu_temp_c", "cpu_freq"], pm)
     assert len(axes) == 3 and axes[1].get_ylabel() == "cpu_temp_c"
     with pytest.raises(KeyError):

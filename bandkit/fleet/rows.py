@@ -24,11 +24,12 @@ BANDS_KIND = "band_levels"
 def work_profile(trace, n_bins: int = DEFAULT_BINS) -> tuple[list[float], float | None]:
     """Work fraction per time bin: counts summed over the bin / (trace's max count x quanta in the bin).
 
-    Quanta in the bin = bin width / period when the time is in seconds (a bin swallowed by a stall
-    gets 0, whatever the catch-up rows' timestamps), else the number of rows in the bin (each FTQ row
-    stands for one grid quantum). The trace's FTQ fraction is the mean over bins (up to the grid
-    jitter at bin edges). Returns (values, bin width in the trace's time unit or None); bins without
-    rows in a row-counted profile are None.
+    Each bin holds whole quanta and is normalised by the quanta it holds: with the time in seconds,
+    the grid slots of the sampling period (a bin swallowed by a stall gets 0, whatever the catch-up
+    rows' timestamps); else the rows (each FTQ row stands for one grid quantum). So a steady trace is
+    flat even when a bin is only a few quanta wide (5 or 6 quanta of a coarse two-file trace are not
+    5.48). The trace's FTQ fraction is the mean over bins, weighted by quanta. Returns (values, mean
+    bin width in the trace's time unit or None); bins without rows in a row-counted profile are None.
     """
     data = trace.data
     n = len(data)
@@ -37,20 +38,26 @@ def work_profile(trace, n_bins: int = DEFAULT_BINS) -> tuple[list[float], float 
     count = data["value"].to_numpy(dtype=np.float64)
     time = data["time"].to_numpy(dtype=np.float64)
     m = float(np.max(count))
-    n_bins = int(max(1, min(n_bins, n)))
     period = trace.period if trace.meta.time_unit == "s" else None
-    if not np.isfinite(time).all() or time[-1] <= time[0]:
-        idx = (np.arange(n) * n_bins) // n
-        width = None
+    width = None
+    if np.isfinite(time).all() and time[-1] > time[0] and period:
+        # grid slot of each row; the profile's bins are made of whole slots
+        slot = np.floor((time - time[0]) / period + 0.5).astype(np.int64)
+        n_slots = int(slot[-1]) + 1
+        n_bins = int(max(1, min(n_bins, n_slots)))
+        idx = (slot * n_bins) // n_slots
+        quanta = np.bincount((np.arange(n_slots) * n_bins) // n_slots, minlength=n_bins).astype(np.float64)
+        width = n_slots * period / n_bins
     else:
-        span = float(time[-1] - time[0]) + (period or 0.0)
-        width = span / n_bins
-        idx = np.minimum(((time - time[0]) / width).astype(np.int64), n_bins - 1)
-    sums = np.bincount(idx, weights=count, minlength=n_bins)
-    if width is not None and period:
-        quanta = np.full(n_bins, width / period)
-    else:
+        n_bins = int(max(1, min(n_bins, n)))
+        if not np.isfinite(time).all() or time[-1] <= time[0]:
+            idx = (np.arange(n) * n_bins) // n
+        else:
+            span = float(time[-1] - time[0])
+            width = span / n_bins
+            idx = np.minimum(((time - time[0]) / width).astype(np.int64), n_bins - 1)
         quanta = np.bincount(idx, minlength=n_bins).astype(np.float64)
+    sums = np.bincount(idx, weights=count, minlength=n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         frac = sums / (m * quanta) if m > 0 else np.full(n_bins, np.nan)
     return [float(v) if np.isfinite(v) else None for v in frac], width

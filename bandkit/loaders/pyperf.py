@@ -1,11 +1,12 @@
 """pyperf JSON (format 1.0, and the older perf format 4/5 with ``samples`` / ``common_metadata``).
 
 One Trace per benchmark. Metadata hoisted by pyperf to benchmark and suite level is merged back
-into every run (suite -> benchmark -> run, innermost wins). A run without values is a calibration
-run: it gets no run number (``run`` counts runs with values, 1-based, in file order) and is
-counted in ``meta.extra["calibration_runs"]``; all warm-up values are in ``meta.extra["warmups"]``
-as ``[process, run, loops, value]`` (``process`` = 1-based position of the worker run in the
-file, ``run`` = None for calibration runs).
+into every run (suite -> benchmark -> run, innermost wins). Runs are numbered as ``pyperf dump``
+numbers them: 1-based position in the file, calibration runs counted (so the first measured run is
+usually run 2). A run without values is a calibration run: it has no rows and is counted in
+``meta.extra["calibration_runs"]``; all warm-up values are in ``meta.extra["warmups"]`` as
+``[process, run, loops, value]`` (``process`` = the run's position in the file, ``run`` = its run
+number, None for calibration runs).
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ def load_pyperf(source: Source, **options: Any) -> list[Trace]:
         runs: list[tuple[list[float], dict]] = []
         warmups: list[list[Any]] = []
         calibration = 0
+        numbers: list[int] = []
         for ri, run in enumerate(runs_in):
             rw = f"{where}runs[{ri}]."
             if not isinstance(run, dict):
@@ -65,12 +67,13 @@ def load_pyperf(source: Source, **options: Any) -> list[Trace]:
             md = run.get("metadata") or {}
             if not isinstance(md, dict):
                 raise InputError(source.name, "expected an object", field=rw + "metadata")
-            run_no = len(runs) + 1 if vals else None
+            run_no = ri + 1 if vals else None  # pyperf dump's numbering: calibration runs counted
             inner = md.get("inner_loops", const.get("inner_loops", 1))
             for wi, w in enumerate(run.get("warmups") or []):
                 warmups.append([ri + 1, run_no, *_warmup(source, w, f"{rw}warmups[{wi}]", version, inner)])
             if vals:
                 runs.append((vals, md))
+                numbers.append(ri + 1)
             else:
                 calibration += 1
         if not isinstance(const.get("name", ""), str):
@@ -78,11 +81,11 @@ def load_pyperf(source: Source, **options: Any) -> list[Trace]:
                              field=where + "metadata.name")
         unit = _UNITS.get(str(const.get("unit", "second")), str(const.get("unit", "second")))
         extra = {"warmups": warmups, "calibration_runs": calibration, "pyperf_version": version,
-                 "run_numbering": "runs with values, 1-based, file order (calibration runs excluded)"}
+                 "run_numbering": "as pyperf dump: position in the file, 1-based, calibration runs counted"}
         if not runs:
             extra["no_runs_reason"] = "every run is a calibration or warm-up run (no values)"
         traces.append(build_runner_trace(source, "pyperf", name, runs, value_unit=unit,
-                                         constant_metadata=const, extra=extra))
+                                         constant_metadata=const, extra=extra, run_numbers=numbers))
     return traces
 
 

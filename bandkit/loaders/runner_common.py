@@ -114,12 +114,14 @@ def build_runner_trace(
     constant_metadata: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
     times: Sequence[float] | None = None,
+    run_numbers: Sequence[int] | None = None,
 ) -> Trace:
     """One runner Trace from ``runs`` = [(values, run_metadata), ...] in run order.
 
     ``constant_metadata`` (suite / benchmark level) is merged under each run's own metadata
     (run keys win), so every row carries the full metadata. ``times`` optionally gives each run's
-    time in seconds (else derived from a ``date`` metadata column).
+    time in seconds (else derived from a ``date`` metadata column). ``run_numbers``: the number of
+    each run as the runner's own tools show it (default 1..n).
     """
     const = dict(constant_metadata or {})
     merged = [{**const, **dict(md)} for _, md in runs]
@@ -130,7 +132,9 @@ def build_runner_trace(
 
     md = parse_run_metadata(merged, on_error=on_error)
     counts = np.array([len(v) for v, _ in runs], dtype=np.int64)
-    run_no = np.repeat(np.arange(1, len(runs) + 1, dtype=np.int64), counts)
+    numbers = np.arange(1, len(runs) + 1, dtype=np.int64) if run_numbers is None else \
+        np.asarray(run_numbers, dtype=np.int64)
+    run_no = np.repeat(numbers, counts)
     vidx = np.concatenate([np.arange(c, dtype=np.int64) for c in counts]) if len(counts) else np.zeros(0, np.int64)
     values = np.array([float(x) for v, _ in runs for x in v], dtype=np.float64)
     run_time = np.full(len(runs), np.nan)

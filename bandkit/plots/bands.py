@@ -4,6 +4,24 @@ from __future__ import annotations
 import numpy as np
 
 from ..bands.dwell import EXCLUDED, INTERMEDIATE, OUTLIER
+from .units import SECONDS, time_unit_for, value_axis
+
+
+def _unit(trace_or_values, unit):
+    from ..trace import Trace
+
+    if unit is None and isinstance(trace_or_values, Trace):
+        return trace_or_values.meta.value_unit
+    return unit
+
+
+def _level(x: float, unit: str | None) -> str:
+    """A band level for a legend: "1,334", or "21.4 ms" for times."""
+    scale = SECONDS.get((unit or "").strip())
+    if scale is None:
+        return f"{x:.4g}"
+    f, u = time_unit_for(x * scale)
+    return f"{x * scale * f:.3g} {u}"
 
 
 def _values_times(trace_or_values, times=None):
@@ -17,11 +35,12 @@ def _values_times(trace_or_values, times=None):
 
 
 def plot_band_histogram(trace_or_values, result, *, ax=None, bins=None, log: bool = True,
-                        zoom: bool = True):
+                        zoom: bool = True, unit: str | None = None):
     """Histogram of the values with each band's [lo, hi] shaded and its level marked.
 
     ``zoom``: limit the x range to the bands (+ margins) instead of the full range of the tail.
-    Integer values get one bin per count. Returns the Axes.
+    Integer values get one bin per count. ``unit``: of the values (a Trace's by default; times are
+    shown in ns/µs/ms/s). Returns the Axes.
     """
     import matplotlib.pyplot as plt
 
@@ -49,15 +68,16 @@ def plot_band_histogram(trace_or_values, result, *, ax=None, bins=None, log: boo
     for b in result.bands:
         c = colors[b.index % len(colors)]
         ax.axvspan(b.lo, b.hi, color=c, alpha=0.15)
-        ax.axvline(b.level, color=c, lw=1.5, label=f"{b.level:.4g} ({100 * b.share:.0f} %)")
-    ax.set_xlabel("value")
+        ax.axvline(b.level, color=c, lw=1.5, label=f"{_level(b.level, _unit(trace_or_values, unit))} "
+                                                     f"({100 * b.share:.0f} %)")
+    value_axis(ax, _unit(trace_or_values, unit), values=vv, which="x")
     ax.set_ylabel("samples")
     ax.legend(title="bands", fontsize="small")
     return ax
 
 
 def plot_band_scatter(trace_or_values, result, *, times=None, ax=None, max_points: int = 200_000,
-                      start: int = 0, stop: int | None = None, seed: int = 0):
+                      start: int = 0, stop: int | None = None, seed: int = 0, unit: str | None = None):
     """The series (value against time, or sample index) coloured by band; intermediate samples
     black, outliers grey; excluded (stall-adjacent) samples not drawn. ``start``/``stop``: sample
     range to draw; long ranges are thinned to ``max_points`` (seeded). Returns the Axes."""
@@ -78,9 +98,10 @@ def plot_band_scatter(trace_or_values, result, *, times=None, ax=None, max_point
             ax.plot(x[m], v[m], ".", ms=2, color=c, label=name)
     for b in result.bands:
         m = idx[lab[idx] == b.index]
-        ax.plot(x[m], v[m], ".", ms=2, color=colors[b.index % len(colors)], label=f"{b.level:.4g}")
+        ax.plot(x[m], v[m], ".", ms=2, color=colors[b.index % len(colors)],
+                label=_level(b.level, _unit(trace_or_values, unit)))
     _ = EXCLUDED
     ax.set_xlabel("time (s)" if t is not None else "sample")
-    ax.set_ylabel("value")
+    value_axis(ax, _unit(trace_or_values, unit), values=v)
     ax.legend(fontsize="small", markerscale=4, loc="lower left")
     return ax

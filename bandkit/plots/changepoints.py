@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from .units import value_axis
+
 
 def plot_changepoints(values, result=None, *, times=None, ax=None, show_ci: bool = True,
-                      max_points: int = 20000, **detect_kwargs):
+                      max_points: int = 20000, unit: str | None = None, **detect_kwargs):
     """Draw ``values`` (thin grey), each segment's level (horizontal red lines), each change point
     (dashed vertical line) and its confidence interval (shaded span).
 
     ``values``: an array or a :class:`bandkit.Trace` (its values and times). ``result``: a
     :class:`ChangePointResult` for these values (computed with ``detect_kwargs`` if None).
     ``times``: x coordinates (s) of the values; sample index if None. Series longer than
-    ``max_points`` are drawn decimated (min/max per bin) for speed. Returns the Axes.
+    ``max_points`` are drawn decimated (min/max per bin) for speed. ``unit``: of the values (a Trace's
+    by default); times are shown in ns/µs/ms/s. Returns the Axes.
     """
     import matplotlib.pyplot as plt
 
@@ -21,6 +24,7 @@ def plot_changepoints(values, result=None, *, times=None, ax=None, show_ci: bool
     from ..changepoints.api import detect_changepoints as _detect
 
     if isinstance(values, Trace):
+        unit = values.meta.value_unit if unit is None else unit
         t = values.times
         times = t if (times is None and np.all(np.isfinite(t))) else times
         values = values.values
@@ -48,6 +52,6 @@ def plot_changepoints(values, result=None, *, times=None, ax=None, show_ci: bool
             ax.axvspan(x[c.ci_low], x[c.ci_high], color="tab:blue", alpha=0.15,
                        label=f"{100 * c.ci_level:g} % interval" if k == 0 else None)
     ax.set_xlabel("time (s)" if times is not None else "index")
-    ax.set_ylabel("value")
+    value_axis(ax, unit, values=y)
     ax.legend(loc="best", fontsize="small")
     return ax

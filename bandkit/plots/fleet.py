@@ -5,9 +5,14 @@ import numpy as np
 
 
 def plot_fleet_heatmap(report, ax=None, order: str = "rank", max_rows: int | None = 400,
-                       cmap: str = "viridis", vmin: float | None = None, vmax: float = 1.0,
+                       cmap: str = "viridis", vmin: float | None = None, vmax: float | None = None,
                        label_rows: int = 60):
     """Heat-map of each trace's work fraction per time bin (sum of counts / (trace max x quanta)).
+
+    The colour scale runs from ``vmin`` (default: the 1st percentile of the cells, so that one dead
+    bin does not wash out the rest) to ``vmax`` (default: 1, or the largest cell when one is above 1).
+    Cells outside the scale are never clipped silently: the colour bar gets a pointed end on that side
+    and its label says how many cells lie beyond.
 
     ``report``: a :class:`bandkit.fleet.FleetReport`. ``order``: "rank" (worst FTQ fraction on top) or
     "path" (natural file order: shows rack / node-number patterns). Outliers get a red label and a
@@ -33,9 +38,14 @@ def plot_fleet_heatmap(report, ax=None, order: str = "rank", max_rows: int | Non
         ax.set_title("fleet: no traces")
         return ax
     finite = mat[np.isfinite(mat)]
+    if vmax is None:
+        vmax = max(1.0, float(finite.max())) if finite.size else 1.0
     if vmin is None:
         vmin = float(np.nanpercentile(finite, 1)) if finite.size else 0.0
         vmin = min(vmin, vmax - 1e-3)
+    below, above = int(np.sum(finite < vmin)), int(np.sum(finite > vmax))
+    extend = {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}[
+        (below > 0, above > 0)]
     cm = mpl.colormaps[cmap].with_extremes(bad="#d0d0d0")
     mesh = ax.pcolormesh(edges, np.arange(len(rows) + 1), np.ma.masked_invalid(mat), cmap=cm,
                          vmin=vmin, vmax=vmax, shading="flat", rasterized=True)
@@ -61,7 +71,10 @@ def plot_fleet_heatmap(report, ax=None, order: str = "rank", max_rows: int | Non
     shown = f"{len(rows)} of {total} traces" if len(rows) < total else f"{total} traces"
     ax.set_title(f"Work fraction per time bin ({shown}, {'worst first' if order == 'rank' else 'file order'}"
                  f"{'; outliers in red' if out_rows else ''})")
-    ax.figure.colorbar(mesh, ax=ax, label="work fraction (count / trace max)", pad=0.01)
+    beyond = [f"{below:,} cells below {vmin:.3g}" if below else "", f"{above:,} above {vmax:.3g}" if above else ""]
+    beyond = ", ".join(b for b in beyond if b)
+    ax.figure.colorbar(mesh, ax=ax, pad=0.01, extend=extend,
+                       label="work fraction (count / trace max)" + (f"\n({beyond}: end colours)" if beyond else ""))
     return ax
 
 

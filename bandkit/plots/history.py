@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .units import value_axis
+
 
 def plot_history(result, ax=None, *, title: str | None = None):
     """Draw a :class:`bandkit.history.HistoryResult` (or a history Trace, analysed first): the median
@@ -38,7 +40,7 @@ def plot_history(result, ax=None, *, title: str | None = None):
     ax.set_xticks(ticks)
     ax.set_xticklabels([str(result.build_ids[i]) for i in ticks], fontsize=8)
     ax.set_xlabel("build")
-    ax.set_ylabel(f"median per build ({result.value_unit})" if result.value_unit else "median per build")
+    value_axis(ax, result.value_unit, values=lv, what="median per build")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize=8, frameon=False)
     if title:

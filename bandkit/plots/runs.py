@@ -7,6 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from ..trace import Trace
+from .units import value_axis
 
 
 def plot_runs(trace: Trace, pm=None, *, ax=None, show_values: bool = True):
@@ -38,8 +39,8 @@ def plot_runs(trace: Trace, pm=None, *, ax=None, show_values: bool = True):
     if pm.verdict in ("bimodal", "bands"):
         for b in pm.bands:
             ax.axhline(b.level, color="tab:green", lw=0.8, alpha=0.7)
-    ax.set_xlabel("run (1-based)")
-    ax.set_ylabel(f"value ({trace.meta.value_unit})" if trace.meta.value_unit else "value")
+    ax.set_xlabel(_run_axis_label(trace))
+    value_axis(ax, trace.meta.value_unit, values=means)
     ax.set_title(f"{trace.label}: {pm.verdict}", fontsize=10)
     ax.legend(fontsize=7, loc="best")
     return ax
@@ -79,5 +80,11 @@ def plot_runs_with_metadata(trace: Trace, columns: Sequence[str] | None = None, 
         for st in pm.steps:
             ax.axvline(st.run - 0.5, color="tab:orange", lw=1.0, ls="--")
     axes[0].set_xlabel("")
-    axes[-1].set_xlabel("run (1-based)")
+    axes[-1].set_xlabel(_run_axis_label(trace))
     return axes
+
+
+def _run_axis_label(trace: Trace) -> str:
+    """"run (as pyperf dump numbers them)" for pyperf files, else "run (1-based)"."""
+    n = str(trace.meta.extra.get("run_numbering") or "")
+    return "run (numbered as pyperf dump)" if "pyperf dump" in n else "run (1-based)"

@@ -71,7 +71,8 @@ def plot_rates(comparison, ax=None, *, f_max: float | None = None, max_marked: i
     (so each spectrum repeats, mirrored, every fs/2), offset by ``offset_db`` per trace. An
     external source lines up across all traces at its true frequency (red lines: fundamentals of
     external entries; red triangles: where the fundamental and its confirmed harmonics sit in
-    each trace); a line present in one trace only does not.
+    each trace); a line present in one trace only does not. The legend (above the plot, so that it
+    never covers a spectrum) names each trace and the external frequencies.
     """
     from ..spectrum.aliasing import alias_of
 
@@ -89,21 +90,21 @@ def plot_rates(comparison, ax=None, *, f_max: float | None = None, max_marked: i
         for m in range(1, int(f_max / sp.fs) + 1):
             ax.axvline(m * sp.fs, color=colors[k % len(colors)], ls=":", lw=0.8)
     ext = comparison.external[:max_marked]
-    for e in ext:
+    for j, e in enumerate(sorted(ext, key=lambda e: e.freq_hz)):
         members = [e.freq_hz] + [h["freq_hz"] for h in e.harmonics]
         for k, ts in enumerate(comparison.spectra):
             sp = ts.spectrum
             fm = np.array([m for m in members if m <= f_max])
             ym = 10 * np.log10(np.maximum(np.interp(alias_of(fm, sp.fs), sp.freqs, sp.psd), 1e-30)) + k * offset_db
             ax.plot(fm, ym + 3, "v", color="tab:red", ms=3)
-        ax.axvline(e.freq_hz, color="tab:red", lw=0.8, alpha=0.6)
-        ax.annotate(f"{e.freq_hz:.2f} Hz", (e.freq_hz, 1.0), xycoords=("data", "axes fraction"),
-                    xytext=(2, -10), textcoords="offset points", fontsize=7, color="tab:red", rotation=90,
-                    va="top")
+        names = ", ".join(f"{x.freq_hz:.2f}" for x in sorted(ext, key=lambda x: x.freq_hz))
+        ax.axvline(e.freq_hz, color="tab:red", lw=0.8, alpha=0.6,
+                   label=f"external interference at {names} Hz (▼: its lines in each trace)" if j == 0 else None)
     ax.set_xlim(0, f_max)
     ax.set_xlabel("true frequency (Hz); dotted: multiples of each sampling rate (box-filter nulls)")
     ax.set_ylabel(f"PSD (dB, +{offset_db:g} dB per trace)")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.01), borderaxespad=0.0, frameon=False,
+              ncol=1)
     return ax
 
 

@@ -9,19 +9,19 @@ import re
 from typing import Any
 
 from .text_history import fmt_ratio
-from .textutil import fmt_num, table
+from .textutil import ellipsize, fmt_num, shorten_distinct, table
 
 
 _TABLE_EXT = re.compile(r"\.(csv|tsv|parquet)(\.gz)?$", re.I)
 
 
-def _label(label: str, prefix: str, n: int) -> str:
+def _stripped(label: str, prefix: str) -> str:
     s = label[len(prefix):] if prefix and label.startswith(prefix) else label
-    s = _TABLE_EXT.sub("", s)
-    if len(s) <= n:
-        return s
-    head = (n - 1) // 2
-    return s[:head] + "…" + s[-(n - 1 - head):]
+    return _TABLE_EXT.sub("", s)
+
+
+def _label(label: str, prefix: str, n: int) -> str:
+    return ellipsize(_stripped(label, prefix), n, "middle")
 
 
 def _p(p) -> str:
@@ -59,7 +59,9 @@ def fleet_table(report, label_width: int = 26, limit: int | None = None):
 
     prefix = common_prefix(report)
     rows = []
-    for r in report.rows[: limit or len(report.rows)]:
+    shown = report.rows[: limit or len(report.rows)]
+    labels = shorten_distinct([_stripped(r.label, prefix) for r in shown], label_width)
+    for r, label in zip(shown, labels):
         e = r.extra or {}
         w = _worst(e)
         hib = bool(e.get("higher_is_better"))
@@ -74,7 +76,7 @@ def fleet_table(report, label_width: int = 26, limit: int | None = None):
         lt = e.get("latest") or {}
         vs = lt.get("vs_best_ratio")
         eps = e.get("episodes") or []
-        rows.append([str(r.rank), _label(r.label, prefix, label_width), fmt_num(e.get("builds")), reg,
+        rows.append([str(r.rank), label, fmt_num(e.get("builds")), reg,
                      _p(w.get("p_value")) if w else "–", str(len(eps)) if eps else "–",
                      "–" if e.get("noise_cv") is None else f"{100 * e['noise_cv']:.2g} %",
                      "–" if vs is None else ("×1.00" if abs(vs - 1) < 5e-3 else f"×{vs:.3g}")])

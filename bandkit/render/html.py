@@ -20,7 +20,7 @@ from typing import Iterable
 from ..section import SECTIONS, resolve
 from .html_kit import (_CSP, _PLOTS, CSS, DPI, FIG_WIDTH, _wrap, error_html, esc, figure_html, new_figure,
                        plots_enabled, table_html, text_fallback)
-from .text import _trace_title, phrase, section_text
+from .text import _trace_title, collapsed, cross_findings, phrase, section_text
 
 # the building blocks (html_kit) stay importable from here
 __all__ = ["render_html", "report_html_fragment", "report_body_html", "trace_report_html", "section_html",
@@ -139,23 +139,42 @@ def trace_report_html(tr, anchor: str | None = None, standalone: bool = True, pl
 
 # -- report -------------------------------------------------------------------------------
 def _overview(report) -> str:
+    """The verdicts: across traces first (as in the text report), then one row per trace (one per group
+    of benchmarks that could not be classified)."""
+    from .text_runners import group_title, group_verdict
+
     rows = []
-    for tr in report.traces:
+    for what, obj in collapsed(report):
+        if what == "group":
+            rows.append(f'<tr><td><a href="#trace-{obj[0].index}">{esc(group_title(obj))}</a></td>'
+                        f'<td class="v">{esc(group_verdict(obj))}</td></tr>')
+            continue
+        tr = obj
         items = verdict_items(tr.findings)
         warn = any(s == "warning" for _, s in items)
         mark = "⚠ " if warn else ""
         rows.append(f'<tr><td><a href="#trace-{tr.index}">{esc(tr.trace.label)}</a></td>'
                     f'<td class="v">{mark}{esc(verdict_text(tr.findings))}</td></tr>')
-    cross = [f for f in report.findings if f.get("trace") is None]
+    cross = cross_findings(report)
     out = ['<section class="summary"><h2>Verdict</h2>']
+    if cross:
+        out.append(_verdict_block(cross, "Across traces"))
     if len(report.traces) == 0:
         out.append("<p>No traces.</p>")
     else:
         out.append(f'<div class="tbl"><table class="overview"><tbody>{"".join(rows)}</tbody></table></div>')
-    if cross:
-        out.append(_verdict_block(cross, "Across traces"))
     out.append("</section>")
     return "".join(out)
+
+
+def group_html(trs) -> str:
+    """One section for many benchmarks that could not be classified: their central values in a table."""
+    from .text_runners import group_table, group_title, group_verdict
+
+    header, rows = group_table(trs)
+    return (f'<section class="trace" id="trace-{trs[0].index}"><h2>{esc(group_title(trs))}</h2>'
+            f'<div class="verdict"><b>Verdict:</b> {esc(group_verdict(trs))}; their central values:</div>'
+            f"{table_html(rows, header=header)}</section>")
 
 
 def _preamble(report) -> str:
@@ -204,9 +223,13 @@ def report_body_html(report) -> str:
             f"{esc(__version__)}</p>")
     parts = [head, _overview(report), _preamble(report)]
     many = len(report.traces) > PLOT_ALL_TRACES_UP_TO
-    parts.extend(trace_report_html(tr, anchor=f"trace-{tr.index}", standalone=False,
-                                   plots=not many or any(f.get("severity") == "warning" for f in tr.findings))
-                 for tr in report.traces)
+    for what, obj in collapsed(report):
+        if what == "group":
+            parts.append(group_html(obj))
+        else:
+            parts.append(trace_report_html(obj, anchor=f"trace-{obj.index}", standalone=False,
+                                           plots=not many or any(f.get("severity") == "warning"
+                                                                 for f in obj.findings)))
     parts.append(_cross_html(report))
     return "".join(parts)
 

@@ -62,8 +62,12 @@ def plot_raw(trace, ax=None, hist_ax=None, max_points: int | None = None):
                   colors=_RED, linewidth=4, label=f"stalls ({len(st):,})")
         ax.legend(loc="lower right", fontsize=8, frameon=False)
     ax.set_xlabel(xlabel)
-    unit = trace.meta.value_unit
-    ax.set_ylabel("work count per quantum" if trace.kind == "ftq" else (f"value ({unit})" if unit else "value"))
+    if trace.kind == "ftq":
+        ax.set_ylabel("work count per quantum")
+    else:
+        from ..plots.units import value_axis
+
+        value_axis(ax, trace.meta.value_unit, values=y)
     ax.grid(True, alpha=0.3)
     if hist_ax is not None and len(y):
         yf = y[np.isfinite(y)]
@@ -93,8 +97,10 @@ def raw_plot_html(tr) -> str:
 
 
 # -- summary (FTQ basics) ----------------------------------------------------------------------
-def summary_html(section, tr) -> str:
+def summary_html(section, tr) -> str | None:
     f = section.fields
+    if "value_stats" in f:  # a runner benchmark: its central value is in the post-mortem's table
+        return None
     st = f.get("stalls") or {}
     in_s = f.get("duration_s") is not None
     rows: list[list[Any]] = [
@@ -180,13 +186,17 @@ def _bands_figure(trace, series, res, per_run: bool) -> str:
 
     fig = new_figure(height=3.4)
     ax, hax = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    from ..plots.units import value_axis
+
     values = series.values
-    plot_band_scatter(values, res, times=series.times, ax=ax)
+    unit = None if trace.kind == "ftq" else trace.meta.value_unit
+    plot_band_scatter(values, res, times=series.times, ax=ax, unit=unit)
     n = len(values)
-    plot_band_histogram(values, res, ax=hax, **({} if n > 2000 else {"bins": max(10, min(60, n // 3)), "log": False}))
-    ylabel = "work count per quantum" if trace.kind == "ftq" else (trace.meta.value_unit or "value")
-    ax.set_ylabel(("run mean, " if per_run else "") + ylabel)
-    hax.set_xlabel(ylabel)
+    plot_band_histogram(values, res, ax=hax, unit=unit,
+                        **({} if n > 2000 else {"bins": max(10, min(60, n // 3)), "log": False}))
+    what = "work count per quantum" if trace.kind == "ftq" else "value"
+    value_axis(ax, unit, values=values, what=("run mean" if per_run else what))
+    value_axis(hax, unit, values=values, which="x", what=what)
     what = "run means in run order" if per_run else "raw values over time"
     return figure_html(fig, alt=f"Bands of {trace.label}: {what} coloured by band, and the histogram with the bands",
                        caption=f"Left: {what}, coloured by band (black: between bands, grey: outliers). "
@@ -292,9 +302,38 @@ def interference_html(section, report) -> str | None:
     res = section.result
     comps = res if isinstance(res, (list, tuple)) else [res]
     for comp in comps:
-        if comp is not None and getattr(comp, "spectra", None):
+        if comp is not None and getattr(comp, "spectra", None) and plots_enabled():
             out.append(_alignment_figure(comp))
+            out.append(_fold_figure(comp, report))
     return "".join(out)
+
+
+def _fold_figure(comp, report) -> str:
+    """The traces folded at the top external source's frequency (the one the verdict names first), one
+    panel per sampling rate: the X pattern of an interferer; empty without an external source."""
+    ext = [e for e in comp.external if e.freq_hz]
+    if not ext:
+        return ""
+    top = ext[0]  # the analysis' order: the verdict names it first
+    traces = []
+    for ts in comp.spectra:
+        tr = next((t for t in report.traces if t.result("spectrum") is ts), None)
+        if tr is not None and tr.trace.meta.sampling_hz:
+            traces.append(tr.trace)
+    if not traces:
+        return ""
+    from ..plots.spectrum import plot_fold
+
+    fig = new_figure(height=3.6)
+    axes = fig.subplots(1, len(traces), squeeze=False)[0]
+    for ax, t in zip(axes, traces):
+        plot_fold(t, top.freq_hz, ax=ax)
+    f = fmt_num(top.freq_hz, 6)
+    return figure_html(fig, alt=f"The traces folded at {f} Hz, the top external source, one panel per rate",
+                       caption=f"Folded at {f} Hz, the top external source: each row is one period of the "
+                               "source cut from the work fraction (time upwards). A source locked to the sampling "
+                               "grid draws a vertical stripe; one that is not drifts across the rows as a slanted "
+                               "stripe (the X pattern), at a slope set by each sampling rate.")
 
 
 def _alignment_figure(comp) -> str:
@@ -313,13 +352,23 @@ def postmortem_html(section, tr) -> str:
     """Per-run series (run means) with the levels, and the top suspects' metadata plotted alongside."""
     from .text_runners import fmt_runs, suspect_evidence
 
+    from .text_runners import numbering_note, stats_label, stats_text, within_run_text
+
     f = section.fields
     pm = section.result
     unit = tr.trace.meta.value_unit
     out = ["<h3>Runs</h3>"]
     extra = f.get("postmortem") or {}
-    rows = [["verdict", f.get("verdict")], ["runs", f"{f.get('runs', 0):,} ({f.get('values', 0):,} values)"],
-            ["noise per run", fmt_pct(extra.get("noise_rel"), 2)]]
+    summ = tr.section("summary")
+    sf = summ.fields if summ is not None else {}
+    rows = [["verdict", f.get("verdict")]]
+    if stats_text(sf.get("value_stats"), unit):
+        rows.append([stats_label(unit), stats_text(sf.get("value_stats"), unit)])
+    rows += [["runs", f"{f.get('runs', 0):,} ({f.get('values', 0):,} values)"
+                      + numbering_note(extra).replace("; run numbers", "; numbered")],
+             ["noise per run", fmt_pct(extra.get("noise_rel"), 2)]]
+    if within_run_text(sf.get("within_run")):
+        rows.append(["within a run", within_run_text(sf.get("within_run"))])
     for s in f.get("steps") or []:
         rows.append(["step at run", f"{s.get('run')}: {_fmt_val(s.get('before'), unit)} → "
                                     f"{_fmt_val(s.get('after'), unit)} (p = {fmt_num(s.get('p_value'), 2)})"])
@@ -408,9 +457,14 @@ def _changepoints_figure(res, series, trace) -> str:
     x, xt, block = series.values, series.times, series.block
     fig = new_figure(height=3.0)
     ax = fig.add_subplot()
-    plot_changepoints(x, res, times=xt, ax=ax)
-    ax.set_ylabel(("mean " if block > 1 else "") + ("work count per quantum" if trace.kind == "ftq"
-                                                     else (trace.meta.value_unit or "value")))
+    unit = None if trace.kind == "ftq" else trace.meta.value_unit
+    plot_changepoints(x, res, times=xt, ax=ax, unit=unit)
+    if trace.kind == "ftq":
+        ax.set_ylabel(("mean " if block > 1 else "") + "work count per quantum")
+    else:
+        from ..plots.units import value_axis
+
+        value_axis(ax, unit, values=x, what="block mean" if block > 1 else "value")
     return figure_html(fig, alt=f"Segments of {trace.label}: the series with its segment levels and change points",
                        caption="The series" + (f" as block means ({block:,} quanta per block)" if block > 1 else "")
                                + " with each segment's level; dashed lines are change points, shaded spans their "

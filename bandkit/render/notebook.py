@@ -156,8 +156,10 @@ def plot_run_means(pm, ax=None):
                 label="outlier" if k < 0 else f"level {int(k) + 1}")
     for st in pm.steps:
         ax.axvline(st.run - 0.5, color="C3", ls="--", lw=1)
+    from ..plots.units import value_axis
+
     ax.set_xlabel("run")
-    ax.set_ylabel(f"run mean ({pm.unit})" if pm.unit else "run mean")
+    value_axis(ax, pm.unit, values=y, what="run mean")
     ax.set_title(f"{pm.name}: {pm.verdict}", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
     return ax

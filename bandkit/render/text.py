@@ -11,7 +11,7 @@ import re
 
 from ..findings import FINDING_KINDS
 from ..section import SECTIONS, resolve
-from .textutil import escape_control
+from .textutil import escape_control, text_width
 
 _BOLD, _YELLOW, _RESET, _DIM = "\x1b[1m", "\x1b[33m", "\x1b[0m", "\x1b[2m"
 
@@ -60,33 +60,93 @@ def _trace_title(tr) -> str:
     return f"{m.path} — " + ", ".join(bits) if not m.name else f"{m.name} — {m.path}"
 
 
+#: Finding kinds of a runner benchmark that says nothing but "no classification": several of them
+#: in one file are shown as one table (name and central value per benchmark), not one block each.
+COLLAPSIBLE = ("too_few_runs", "no_per_run_data")
+#: Fewer such benchmarks than this keep their own blocks.
+COLLAPSE_FROM = 3
+
+
+def collapsed(report) -> list[tuple[str, object]]:
+    """The traces in report order as ``("trace", trace_report)`` items, except that runner benchmarks
+    of one file whose only finding is the same :data:`COLLAPSIBLE` kind (with the same reason) are one
+    ``("group", [trace_reports])`` item, placed where the first of them was."""
+    groups: dict[tuple, list] = {}
+    for tr in report.traces:
+        fs = tr.findings
+        if tr.trace.kind == "runner" and len(fs) == 1 and fs[0].get("kind") in COLLAPSIBLE:
+            groups.setdefault((tr.trace.path, fs[0]["kind"], str(fs[0].get("reason"))), []).append(tr)
+    big = {id(tr): key for key, trs in groups.items() if len(trs) >= COLLAPSE_FROM for tr in trs}
+    out: list[tuple[str, object]] = []
+    seen = set()
+    for tr in report.traces:
+        key = big.get(id(tr))
+        if key is None:
+            out.append(("trace", tr))
+        elif key not in seen:
+            seen.add(key)
+            out.append(("group", groups[key]))
+    return out
+
+
+def cross_findings(report) -> list[dict]:
+    return [f for f in report.findings if f.get("trace") is None]
+
+
 def render_text(report, color: bool = False, width: int = 100) -> str:
+    with text_width(width):
+        return _render_text(report, color, width)
+
+
+def _render_text(report, color: bool, width: int) -> str:
     # Names and paths come from the input: every line is escaped (escape_control) before the
-    # renderer's own colour codes are added, so a name cannot drive the terminal.
-    b, y, r = (_BOLD, _YELLOW, _RESET) if color else ("", "", "")
-    lines: list[str] = []
+    # renderer's own colour codes are added, so a name cannot drive the terminal. Lines are wrapped
+    # at spaces (a word is never cut), then coloured.
+    items: list[tuple[str, str | None]] = []  # (plain line, style: "title" | "verdict" | None)
+
+    def add(lines, style=None):
+        items.extend((escape_control(x), style) for x in lines)
+
+    cross = verdict_phrases(cross_findings(report))
+    if cross:  # the verdict across traces first (its tables come at the end)
+        add([f"Across traces — verdict: {'; '.join(cross)}"], "verdict")
     for s in report.cross:
         if _preamble(s):
-            lines.extend(map(escape_control, section_text(s)))
-    for tr in report.traces:
-        if lines:
-            lines.append("")
-        lines.append(f"{b}{escape_control(_trace_title(tr))}{r}"[: width + len(b) + len(r)])
+            add(section_text(s))
+    for what, obj in collapsed(report):
+        if items:
+            add([""])
+        if what == "group":
+            from .text_runners import render_group
+
+            add(render_group(obj))
+            continue
+        tr = obj
+        add([_trace_title(tr)], "title")
         phrases = verdict_phrases(tr.findings)
-        verdict = "; ".join(phrases) if phrases else "nothing unusual found"
-        lines.append(f"  {y}verdict:{r} {escape_control(verdict)}")
+        add([f"  verdict: {'; '.join(phrases) if phrases else 'nothing unusual found'}"], "verdict")
         for s in tr.sections:
-            lines.extend(map(escape_control, section_text(s)))
+            add(section_text(s))
     for s in report.cross:
         sub = [] if _preamble(s) else section_text(s)
         if sub:
-            lines.append("")
-            lines.extend(map(escape_control, sub))
-    return "\n".join(_wrap(l, width) for l in lines) + "\n"
+            add([""])
+            add(sub)
+    out = []
+    for text, style in items:
+        wrapped = _wrap(text, width).split("\n")
+        if color and style == "title":
+            wrapped = [f"{_BOLD}{w}{_RESET}" for w in wrapped]
+        elif color and style == "verdict":
+            wrapped[0] = wrapped[0].replace("verdict:", f"{_YELLOW}verdict:{_RESET}", 1)
+        out.extend(wrapped)
+    return "\n".join(out) + "\n"
 
 
 def _wrap(line: str, width: int) -> str:
-    if len(line) <= width or "\x1b" in line:
+    """``line`` wrapped at spaces to ``width`` columns (continuation lines indented two more); a word
+    longer than a line is kept whole, never cut."""
+    if len(line) <= width:
         return line
     import textwrap
 
@@ -94,7 +154,8 @@ def _wrap(line: str, width: int) -> str:
     # a number and its unit stay on one line ("72 %", "9.9 ms", "100 Hz")
     glued = _NUMBER_UNIT.sub("\\1\u00a0\\2", line)
     return "\n".join(w.replace("\u00a0", " ")
-                     for w in textwrap.wrap(glued, width=width, subsequent_indent=" " * (indent + 2)))
+                     for w in textwrap.wrap(glued, width=width, subsequent_indent=" " * (indent + 2),
+                                            break_long_words=False, break_on_hyphens=False))
 
 
 _NUMBER_UNIT = re.compile(r"(\d) (%|[µmnk]?s\b|[kMG]?Hz\b|°C)")

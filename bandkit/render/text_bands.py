@@ -38,8 +38,8 @@ def render(section) -> list[str]:
         rows.append([fmt_num(b["level"]), fmt_num(b["spread"], 3), fmt_pct(b["share"]),
                      fmt_pct(b["share_time"]), f"{b['episodes']:,}", _dwell(b)])
     out = [f"  bands ({len(bands)}, of {info.get('n_analysed', 0):,} {what}):"]
-    out += ["    " + line for line in table(
-        rows, header=["level", "spread", "share", "time", "episodes", "dwell median / p95 / max"])]
+    out += table(rows, header=["level", "spread", "share", "time", "episodes", "dwell median / p95 / max"],
+                 indent=6)
     loose = [b for b in bands if b.get("supported") is False]
     if loose:
         out.append(f"    not counted as levels (scattered, never {fmt_num(info.get('support_gate', {}).get('min_dwell', 3))} "
@@ -70,7 +70,7 @@ def render(section) -> list[str]:
         prob = tr["probabilities"]
         rows = [[f"from {lv[i]}"] + [("–" if i == j else fmt_pct(prob[i][j], 0)) for j in range(len(lv))]
                 for i in range(len(lv))]
-        out += ["    " + line for line in table(rows, header=["next band"] + [f"to {x}" for x in lv])]
+        out += table(rows, header=["next band"] + [f"to {x}" for x in lv], indent=6)
     return out
 
 

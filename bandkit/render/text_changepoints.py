@@ -37,8 +37,8 @@ def render(section) -> list[str]:
         rows.append([when, f"{c['index']:,}", fmt_num(c["before"]), fmt_num(c["after"]), _pct(c.get("ratio")),
                      ci, _p(c.get("p_value"))])
     level = cps[0].get("ci_level") or 0.95
-    out += ["    " + line for line in table(
-        rows, header=["at", "index", "before", "after", "change", f"{100 * level:g} % interval", "p"])]
+    out += table(rows, header=["at", "index", "before", "after", "change", f"{100 * level:g} % interval", "p"],
+                 indent=6)
     return out
 
 

@@ -2,19 +2,20 @@
 from __future__ import annotations
 
 from ..fleet.report import common_prefix
-from .textutil import fmt_num, fmt_pct, fmt_time, table
+from .textutil import fmt_num, fmt_pct, fmt_time, shorten_distinct, table
 
 _REASON = {"low_fraction": "low FTQ fraction", "high_fraction": "high FTQ fraction", "stalls": "stalls"}
 
 
-def _label(r, n: int = 30, prefix: str = "") -> str:
+def _stripped(r, prefix: str = "") -> str:
     s = r.label
-    if prefix and s.startswith(prefix):
-        s = s[len(prefix):]
-    if len(s) <= n:
-        return s
-    head = (n - 1) // 2
-    return s[:head] + "…" + s[-(n - 1 - head):]
+    return s[len(prefix):] if prefix and s.startswith(prefix) else s
+
+
+def _labels(rows, n: int = 30, prefix: str = "") -> list[str]:
+    """Trace names without the shared prefix, cut in the middle to ``n`` characters so that
+    different names stay different."""
+    return shorten_distinct([_stripped(r, prefix) for r in rows], n)
 
 
 def _bands(r) -> str:
@@ -55,8 +56,9 @@ def fleet_rows(report, limit: int | None = None, label_width: int = 30,
                                                           "out" if compact else "outlier"]
     prefix = common_prefix(report)
     rows = []
-    for r in report.rows[:limit] if limit else report.rows:
-        cells = [str(r.rank), _label(r, label_width, prefix), fmt_num(r.ftq_fraction, 4), _z(r.z_fraction),
+    shown = report.rows[:limit] if limit else report.rows
+    for r, label in zip(shown, _labels(shown, label_width, prefix)):
+        cells = [str(r.rank), label, fmt_num(r.ftq_fraction, 4), _z(r.z_fraction),
                  "–" if r.stall_count is None else f"{r.stall_count:,}", fmt_pct(r.stall_share, 2)]
         if not compact:
             cells.append(fmt_time(r.longest_stall_s))
@@ -79,7 +81,8 @@ def fleet_verdict(report) -> str:
     if report.median_stall_share is not None:
         parts.append(f"median stall share {fmt_pct(report.median_stall_share, 2)}")
     if out:
-        names = ", ".join(f"{_label(r, 24, prefix)} ({' + '.join(_REASON[x] for x in r.outlier_reasons)})" for r in out[:5])
+        names = ", ".join(f"{label} ({' + '.join(_REASON[x] for x in r.outlier_reasons)})"
+                          for r, label in zip(out[:5], _labels(out[:5], 24, prefix)))
         parts.append(f"{len(out)} outlier{'s' if len(out) != 1 else ''}: {names}" + (" …" if len(out) > 5 else ""))
     else:
         parts.append("no outliers")
@@ -110,7 +113,8 @@ def render_fleet_text(report, width: int = 100, limit: int | None = None) -> str
 
     out = []
     for ln in lines:
-        out.extend(textwrap.wrap(ln, width, subsequent_indent="    ") if len(ln) > width else [ln])
+        out.extend(textwrap.wrap(ln, width, subsequent_indent="    ", break_long_words=False,
+                                 break_on_hyphens=False) if len(ln) > width else [ln])
     return "\n".join(out) + "\n"
 
 

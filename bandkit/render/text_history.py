@@ -73,9 +73,8 @@ def render(section) -> list[str]:
         lvl = pr.get("confidence") or 0.95
         out.append(f"    changes (p < {pr.get('alpha')}, ≥ {100 * (pr.get('min_relative') or 0):g} %, "
                    f"{100 * lvl:g} % intervals; levels in{_u(unit) or ' value units'}):")
-        out += ["    " + line for line in table(
-            rows, header=["build", "interval", "level", "ratio", "ratio interval", "p", "what"], width=96,
-            align="lrrrrrl")]
+        out += table(rows, header=["build", "interval", "level", "ratio", "ratio interval", "p", "what"],
+                     align="lrrrrrl", indent=6)
     else:
         out.append(f"    no change of level (p < {pr.get('alpha')}, ≥ {100 * (pr.get('min_relative') or 0):g} %)")
     for e in h.get("episodes", []):
@@ -92,8 +91,8 @@ def render(section) -> list[str]:
                  "–" if e.get("within_build_cv") is None else f"{100 * e['within_build_cv']:.2g} %",
                  f"{100 * (e.get('spikes') or 0):.2g} %"] for e in eras[:20]]
         out.append("    noise per era:")
-        out += ["      " + line for line in table(
-            rows, header=["builds", "n", "level", "build to build", "within a build", "spikes"])]
+        out += table(rows, header=["builds", "n", "level", "build to build", "within a build", "spikes"],
+                     indent=8)
         if len(eras) > 20:
             out.append(f"      … {len(eras) - 20} more eras in the JSON report")
     return out

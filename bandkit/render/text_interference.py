@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .textutil import fmt_num, table
+from .textutil import ellipsize, fmt_num, table
 
 
 def pct(x) -> str:
@@ -139,8 +139,7 @@ def render_interference(section, max_rows: int = 12) -> list[str]:
     for e in items[:max_rows]:
         seen = ", ".join(f"{fmt_num(o['alias_hz'], 5)}@{o['sampling_hz'] / 1000:.4g}k" for o in e["observed"])
         what = interference_what(e)
-        rows.append([e["verdict"], what if len(what) <= 28 else what[:27] + "…",
-                     seen if len(seen) <= 24 else seen[:23] + "…", f"{e['snr']:.1f}", pct(e.get("amplitude")),
+        rows.append([e["verdict"], ellipsize(what, 28), ellipsize(seen, 24), f"{e['snr']:.1f}", pct(e.get("amplitude")),
                      fmt_p(e.get("p_value")), str(len(e["harmonics"]))])
     lines += table(rows, header=["verdict", "true frequency", "seen (alias@rate)", "SNR dB", "ampl.", "p", "harm"],
                    align="lllrrrr")

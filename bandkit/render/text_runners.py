@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .textutil import fmt_num, fmt_pct, fmt_time, table
+from .textutil import ellipsize, fmt_num, fmt_pct, fmt_time, fmt_time_as, shorten_distinct, table
 
 
 def _ci(lo, hi) -> str:
@@ -29,8 +29,13 @@ def fmt_value(x: float | None, unit: str) -> str:
 
 
 def short_name(name: str, width: int = 22) -> str:
-    """Shorten a long metadata column name in the middle."""
-    return name if len(name) <= width else name[: width // 2 - 1] + "…" + name[-(width - width // 2):]
+    """Shorten a long metadata column name in the middle (with "…")."""
+    return ellipsize(name, width, "middle")
+
+
+def _suspect_rows(suspects) -> list[list[str]]:
+    names = shorten_distinct([s["metadata"] for s in suspects], 22)
+    return [[n, f"{s['score']:.2f}", suspect_evidence(s)] for n, s in zip(names, suspects)]
 
 
 def fmt_p(p: float | None) -> str:
@@ -77,7 +82,7 @@ def suspect_evidence(s: dict[str, Any]) -> str:
     lag = ev.get("lag", 0)
     lag_txt = f"; value of run {'+' if lag > 0 else ''}{lag}" if lag else ""
     if ev.get("kind") == "categorical":
-        return (f"= {ev.get('value', '')[:40]!r} in {ev.get('affected_with_value')}/{ev.get('affected')} affected "
+        return (f"= {ellipsize(str(ev.get('value', '')), 40)!r} in {ev.get('affected_with_value')}/{ev.get('affected')} affected "
                 f"vs {ev.get('reference_with_value')}/{ev.get('reference')} other runs{lag_txt}")
     side = "≥" if ev.get("affected_when") == "above" else "≤"
     txt = (f"{fmt_num(ev.get('median_affected'))} vs {fmt_num(ev.get('median_reference'))}{u}; "
@@ -107,6 +112,124 @@ def summary_stats_text(st: dict[str, Any], unit: str) -> str:
     return ", ".join(parts) + f" [{st.get('source', '')}]"
 
 
+_TIME_UNITS = ("s", "second", "seconds", "ms", "us", "µs", "ns")
+
+
+def fmt_value_as(x: float | None, unit: str, like: float | None) -> str:
+    """:func:`fmt_value` in the time unit of ``like`` (a spread in the unit of its mean)."""
+    scale = {"s": 1.0, "second": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}.get(unit)
+    if x is None or scale is None or like is None:
+        return fmt_value(x, unit)
+    return fmt_time_as(x * scale, like * scale)
+
+
+def stats_text(vs: dict[str, Any] | None, unit: str) -> str:
+    """The central value and spread as hyperfine prints them: ``22.5 ms ± 0.19 ms (mean ± sd), median
+    22.5 ms, min … max 22.1 ms … 22.9 ms; 120 values in 40 runs``; "" when there is nothing to show."""
+    if not vs:
+        return ""
+    parts = []
+    mean = vs.get("mean")
+    if mean is not None:
+        parts.append(f"{fmt_value(mean, unit)} ± {fmt_value_as(vs['stddev'], unit, mean)} (mean ± sd)"
+                     if vs.get("stddev") is not None else f"mean {fmt_value(mean, unit)}")
+    if vs.get("median") is not None:
+        parts.append(f"median {fmt_value(vs['median'], unit)}")
+    if vs.get("min") is not None and vs.get("max") is not None:
+        parts.append(f"min … max {fmt_value(vs['min'], unit)} … {fmt_value(vs['max'], unit)}")
+    if not parts:
+        return ""
+    n, runs = vs.get("n"), vs.get("runs")
+    if vs.get("source") == "file":
+        count = "as the file states them" + (f" (n = {n:,})" if n else "")
+    elif runs and n and runs != n:
+        count = f"{n:,} values in {runs:,} runs"
+    else:
+        count = f"{n:,} value{'s' if n != 1 else ''}" if n else ""
+    return ", ".join(parts) + (f"; {count}" if count else "")
+
+
+def stats_label(unit: str) -> str:
+    return "time" if (unit or "").strip() in _TIME_UNITS else "value"
+
+
+def within_run_text(w: dict[str, Any] | None) -> str:
+    """``warm-up values ×1.31 the measured ones (left out, as pyperf does); first value of a run ×1.02
+    the run's others`` — "" without such data."""
+    if not w:
+        return ""
+    parts = []
+    if w.get("warmup_ratio") is not None:
+        parts.append(f"warm-ups ×{w['warmup_ratio']:.2f} of the measured values (medians; warm-ups are left "
+                     "out, as pyperf does)")
+    if w.get("first_value_ratio") is not None:
+        parts.append(f"a run's first value ×{w['first_value_ratio']:.2f} of its others")
+    return "; ".join(parts)
+
+
+def render_stats(section) -> list[str]:
+    """Text of a runner's ``summary`` section: the central value line, and the values inside a run."""
+    f = section.fields
+    return _stats_lines(f, (f.get("value_stats") or {}).get("unit") or "")
+
+
+def _stats_lines(f: dict[str, Any], unit: str) -> list[str]:
+    out = []
+    txt = stats_text(f.get("value_stats"), unit)
+    if txt:
+        out.append(f"  {stats_label(unit)}: {txt}")
+    w = within_run_text(f.get("within_run"))
+    if w:
+        out.append(f"  within a run: {w}")
+    return out
+
+
+def group_title(trs) -> str:
+    return f"{len(trs)} benchmarks — {trs[0].trace.path}"
+
+
+def group_verdict(trs) -> str:
+    """The verdict shared by a group of benchmarks that could not be classified (:func:`render_group`)."""
+    f0 = trs[0].findings[0]
+    what = ("too few runs to classify" if f0["kind"] == "too_few_runs"
+            else "summary statistics only, no per-run values")
+    reason = f0.get("reason")
+    return what + (f" ({reason})" if reason else "")
+
+
+def group_table(trs) -> tuple[list[str], list[list[str]]]:
+    """Header and rows (name and central value per benchmark) of a group (:func:`render_group`)."""
+    f0 = trs[0].findings[0]
+    unit0 = trs[0].trace.meta.value_unit or ""
+    rows = []
+    for tr in trs:
+        s = tr.section("summary")
+        vs = (s.fields.get("value_stats") if s is not None else None) or {}
+        unit = tr.trace.meta.value_unit or unit0
+        n = vs.get("runs") if vs.get("source") == "values" else vs.get("n")
+        rows.append([tr.trace.label, "–" if n is None else f"{n:,}", fmt_value(vs.get("mean"), unit),
+                     "–" if vs.get("stddev") is None else "± " + fmt_value(vs["stddev"], unit),
+                     fmt_value(vs.get("median"), unit), fmt_value(vs.get("min"), unit),
+                     fmt_value(vs.get("max"), unit)])
+    return ["benchmark", "runs" if f0["kind"] == "too_few_runs" else "n", "mean", "sd", "median", "min", "max"], rows
+
+
+def render_group(trs) -> list[str]:
+    """One table for many benchmarks of one file whose only finding says they could not be classified
+    (too few runs, summary statistics only): name and central value of each."""
+    header, rows = group_table(trs)
+    return [group_title(trs), f"  verdict: {group_verdict(trs)}; their central values:"] + \
+        table(rows, header, align="lrrrrrr", indent=4)
+
+
+def numbering_note(pm: dict[str, Any]) -> str:
+    """How runs are numbered, when it is not simply 1..n in file order (pyperf: as ``pyperf dump``)."""
+    n = str(pm.get("run_numbering") or "")
+    if "pyperf dump" in n:
+        return "; run numbers as in pyperf dump (its calibration run counted)"
+    return ""
+
+
 def render(section) -> list[str]:
     """Tables of one benchmark's post-mortem (section ``postmortem``)."""
     f = section.fields
@@ -119,7 +242,7 @@ def render(section) -> list[str]:
             out.append("  the file states: " + summary_stats_text(f["summary_stats"], unit))
         return out
     lines.append(f"  {f['runs']} runs ({f['values']} values; per-run means), noise ≈ "
-                 f"{fmt_pct(pm.get('noise_rel'), 2)} per run")
+                 f"{fmt_pct(pm.get('noise_rel'), 2)} per run{numbering_note(pm)}")
     if f["steps"]:
         rows = []
         for s in f["steps"]:
@@ -128,8 +251,7 @@ def render(section) -> list[str]:
             loc = "–" if s.get("run_ci_low") is None else f"{s['run_ci_low']}–{s['run_ci_high']}"
             rows.append([str(s["run"]), loc, fmt_value(s["before"], unit), fmt_value(s["after"], unit),
                          "–" if s.get("ratio") is None else f"{s['ratio']:.3f}", ci, p, factor_text(s["ratio"])])
-        lines += ["  " + x for x in table(rows, ["step at run", "95 % runs", "before", "after", "ratio", "95 % CI",
-                                                 "p", ""])]
+        lines += table(rows, ["step at run", "95 % runs", "before", "after", "ratio", "95 % CI", "p", ""], indent=4)
     if f.get("episodes"):
         rows = []
         for e in f["episodes"]:
@@ -137,12 +259,11 @@ def render(section) -> list[str]:
             rows.append([f"{e['start_run']}-{e['end_run']}", str(e["n_runs"]), fmt_value(e["baseline"], unit),
                          fmt_value(e["level"], unit), f"{e['ratio']:.3f}", ci, fmt_p(e.get("p_value")),
                          factor_text(e["ratio"])])
-        lines += ["  " + x for x in table(rows, ["episode runs", "runs", "around", "during", "ratio", "95 % CI",
-                                                 "p", ""])]
+        lines += table(rows, ["episode runs", "runs", "around", "during", "ratio", "95 % CI", "p", ""], indent=4)
     if f["verdict"] in ("bimodal", "bands") and f["bands"]:
         rows = [[fmt_value(b["level"], unit), fmt_pct(b["share"], 0), str(b["n_runs"]), fmt_runs(b["runs"])]
                 for b in f["bands"]]
-        lines += ["  " + x for x in table(rows, ["band level", "share", "runs", "which runs"], align="rrrl")]
+        lines += table(rows, ["band level", "share", "runs", "which runs"], align="rrrl", indent=4)
     if f["outlier_runs"]:
         lines.append(f"  outlier runs: {fmt_runs(f['outlier_runs'])}")
     if f["warmup_runs"]:
@@ -153,8 +274,8 @@ def render(section) -> list[str]:
                      f"p = {fmt_p(t['p_value'])})")
     if f["suspects"]:
         lines.append(f"  suspects ({pm.get('reference') or 'affected runs vs the rest'}):")
-        rows = [[short_name(s["metadata"]), f"{s['score']:.2f}", suspect_evidence(s)] for s in f["suspects"]]
-        lines += ["    " + x[:96] for x in table(rows, ["metadata", "score", EVIDENCE_HEADER], align="lrl")]
+        rows = _suspect_rows(f["suspects"])
+        lines += table(rows, ["metadata", "score", EVIDENCE_HEADER], align="lrl", indent=6)
     return lines
 
 
@@ -230,8 +351,8 @@ def render_summary(section) -> list[str]:
     if d["shared_suspects"] and len(d["affected"]) >= 2:
         lines.append(f"  metadata that marks the slow runs across benchmarks ({d['pooled_affected']} slow of "
                      f"{d['pooled_runs']} runs, pooled):")
-        rows = [[short_name(s["metadata"]), f"{s['score']:.2f}", suspect_evidence(s)] for s in d["shared_suspects"]]
-        lines += ["    " + x[:96] for x in table(rows, ["metadata", "score", EVIDENCE_HEADER], align="lrl")]
+        rows = _suspect_rows(d["shared_suspects"])
+        lines += table(rows, ["metadata", "score", EVIDENCE_HEADER], align="lrl", indent=6)
     return lines
 
 
@@ -255,12 +376,13 @@ def render_compare(cmp) -> list[str]:
               for m in ("welch-stats", "ci-overlap", "point") if m in methods]
     lines.append("")
     rows = []
-    for c in sorted(cmp.benchmarks, key=lambda c: c.ratio):
+    ordered = sorted(cmp.benchmarks, key=lambda c: c.ratio)
+    for name, c in zip(shorten_distinct([c.name for c in ordered], 30), ordered):
         ci = _ci(c.ci_low, c.ci_high)
         flag = ("*" if c.significant else " ") + ("!" if c.noisy else " ")
-        rows.append([short_name(c.name, 30), fmt_value(c.mean_a, c.unit), fmt_value(c.mean_b, c.unit),
+        rows.append([name, fmt_value(c.mean_a, c.unit), fmt_value(c.mean_b, c.unit),
                      f"{c.ratio:.3f}", ci, fmt_p(c.p_value), flag, COMPARE_METHOD_SHORT.get(c.method, c.method),
-                     "; ".join(c.noisy_reasons)[:24]])
+                     "; ".join(c.noisy_reasons)])
     lines += table(rows, ["benchmark", "A", "B", "B/A", "CI", "p", "", "from", "noisy because"], align="lrrrrrlll")
     lines.append("")
     if cmp.geomean is not None:
@@ -281,6 +403,10 @@ def render_compare(cmp) -> list[str]:
     return lines
 
 
-def compare_text(cmp) -> str:
-    """``Comparison.to_text()``: the table of :func:`render_compare` as one string."""
-    return "\n".join(render_compare(cmp)) + "\n"
+def compare_text(cmp, width: int = 100) -> str:
+    """``Comparison.to_text()``: the table of :func:`render_compare` as one string, ``width`` columns."""
+    from .text import _wrap
+    from .textutil import text_width
+
+    with text_width(width):
+        return "\n".join(_wrap(line, width) for line in render_compare(cmp)) + "\n"

@@ -8,6 +8,10 @@ from .textutil import fmt_num, fmt_pct, fmt_time, table
 
 def render(section) -> list[str]:
     f = section.fields
+    if "value_stats" in f:  # a runner benchmark
+        from .text_runners import render_stats
+
+        return render_stats(section)
     unit_s = f.get("duration_s") is not None
     st = f["stalls"]
     rows = [
@@ -30,7 +34,8 @@ def render(section) -> list[str]:
 
 def phrase_stalls(f: dict[str, Any]) -> str:
     if f.get("longest_s") is not None:
-        return f"{f['count']:,} stalls, longest {fmt_time(f['longest_s'])} ({fmt_pct(f.get('share_of_time'))} of the time)"
+        share = f", {fmt_pct(f['share_of_time'])} of the time in all" if f.get("share_of_time") is not None else ""
+        return f"{f['count']:,} stalls{share}; longest {fmt_time(f['longest_s'])}"
     return f"{f['count']:,} stalls ({f['lost_quanta']:,} quanta lost)"
 
 

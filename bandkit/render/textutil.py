@@ -1,9 +1,24 @@
 """Small formatting helpers shared by the text renderers."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import re
 from typing import Sequence
+
+#: Width (columns) of the text being rendered: tables fit it (:func:`table`); set by the renderer.
+WIDTH = contextvars.ContextVar("bandkit_text_width", default=100)
+
+
+@contextlib.contextmanager
+def text_width(width: int):
+    """Render text ``width`` columns wide inside the block (tables narrow their cells to fit)."""
+    token = WIDTH.set(int(width))
+    try:
+        yield
+    finally:
+        WIDTH.reset(token)
 
 
 def fmt_num(x, digits: int = 4) -> str:
@@ -47,9 +62,84 @@ def fmt_time(seconds) -> str:
     return f"{seconds / 60:.3g} min"
 
 
-def table(rows: Sequence[Sequence[str]], header: Sequence[str] | None = None, width: int = 100,
-          align: str | None = None) -> list[str]:
-    """Plain-text table; ``align`` is a string of 'l'/'r' per column (default: first left, rest right)."""
+def ellipsize(text: str, width: int, where: str = "end") -> str:
+    """``text`` cut to ``width`` characters with "…" where it was cut (``where``: "end" or "middle");
+    never cut silently."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"
+    if where == "middle":
+        head = (width - 1) // 2
+        return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+    return text[: width - 1].rstrip() + "…"
+
+
+def shorten_distinct(labels: Sequence[str], width: int) -> list[str]:
+    """Each label cut to ``width`` characters in the middle ("node01…_0.dat"), choosing where to cut so
+    that labels that differ stay different (names that differ only in the middle keep that part)."""
+    labels = [str(x) for x in labels]
+    long = [x for x in labels if len(x) > width]
+    if not long or width < 3:
+        return [ellipsize(x, width, "middle") for x in labels]
+    distinct = len(set(labels))
+
+    def cut(x: str, head: int) -> str:
+        return x if len(x) <= width else x[:head] + "…" + x[len(x) - (width - 1 - head):]
+
+    mid = (width - 1) // 2
+    for head in sorted(range(width), key=lambda h: abs(h - mid)):  # closest to a middle cut first
+        out = [cut(x, head) for x in labels]
+        if len(set(out)) == distinct:
+            return out
+    # no single cut keeps them apart: show the part around where each differs from the others
+    out = []
+    for x in labels:
+        if len(x) <= width:
+            out.append(x)
+            continue
+        k = max((_common_prefix(x, y) for y in labels if y != x), default=0)
+        start = max(0, min(k - (width - 2) // 2, len(x) - (width - 2)))
+        out.append(("…" if start else "") + x[start:start + width - 2] + "…")
+    return out
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def time_scale(seconds) -> tuple[float, str]:
+    """(factor, unit) that :func:`fmt_time` would use for ``seconds`` (ns, µs, ms, s)."""
+    a = abs(seconds or 0.0)
+    if a and a < 1e-6:
+        return 1e9, "ns"
+    if a and a < 1e-3:
+        return 1e6, "µs"
+    if a and a < 1:
+        return 1e3, "ms"
+    return 1.0, "s"
+
+
+def fmt_time_as(seconds, like) -> str:
+    """``seconds`` in the unit :func:`fmt_time` gives ``like`` ("22.5 ms ± 0.187 ms", not "± 187 µs")."""
+    if seconds is None:
+        return "–"
+    f, u = time_scale(like)
+    return f"{fmt_num(seconds * f, 3)} {u}"
+
+
+def table(rows: Sequence[Sequence[str]], header: Sequence[str] | None = None, width: int | None = None,
+          align: str | None = None, indent: int = 2, min_width: int = 8) -> list[str]:
+    """Plain-text table; ``align`` is a string of 'l'/'r' per column (default: first left, rest right).
+
+    Lines start with ``indent`` spaces and fit ``width`` columns (default: :data:`WIDTH`, the width of
+    the text being rendered): when the table is wider, its widest left-aligned (text) columns are
+    narrowed, down to ``min_width``, and each cell cut shows "…"."""
+    width = WIDTH.get() if width is None else width
     rows = [[str(c) for c in r] for r in rows]
     allrows = ([list(header)] if header else []) + rows
     if not allrows:
@@ -58,13 +148,23 @@ def table(rows: Sequence[Sequence[str]], header: Sequence[str] | None = None, wi
     allrows = [r + [""] * (ncol - len(r)) for r in allrows]
     widths = [max(len(r[i]) for r in allrows) for i in range(ncol)]
     align = align or ("l" + "r" * (ncol - 1) if header else "l" * ncol)
+    # the last column is not padded, so only its longest cell counts
+    over = indent + sum(widths) + 2 * (ncol - 1) - width
+    while over > 0:
+        shrinkable = [i for i in range(ncol) if align[i] == "l" and widths[i] > min_width]
+        if not shrinkable:
+            break
+        i = max(shrinkable, key=lambda j: widths[j])
+        widths[i] -= 1
+        over -= 1
+    pad = " " * indent
     out = []
     for k, r in enumerate(allrows):
-        cells = [c.ljust(w) if align[i] == "l" else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
-        line = "  " + "  ".join(cells).rstrip()
-        out.append(line[:width] if len(line) > width else line)
+        cells = [ellipsize(c, w) for c, w in zip(r, widths)]
+        cells = [c.ljust(w) if align[i] == "l" else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        out.append(pad + "  ".join(cells).rstrip())
         if header and k == 0:
-            out.append("  " + "  ".join("-" * w for w in widths))
+            out.append(pad + "  ".join("-" * w for w in widths))
     return out
 
 

@@ -1,0 +1,357 @@
+"""Issue 15: the report a performance engineer trusts at a glance. One group of tests per point of the
+issue (each failed before the work on it); the browser half of point 1 is in tests/test_browser.py."""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bandkit
+import report_cache as rc
+from report_cache import DATA, FTQ_7777, FTQ_10000
+
+R = DATA / "runners"
+SPEED2020 = R / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"
+TELCO = R / "pyperf-tests_telco.json.gz"
+HYPERFINE = R / "3em_tools_benchmarks_results.json"
+GBENCH = R / "bpfilter_005d041.json"
+PYTEST_BENCH = R / "pytest-benchmark-tests_0001.json"
+ASV = R / "pvlib_fff1131b-conda-py3.8.json"
+QUIET = (DATA / "ftq" / "ftq_f10000_quiet_0.dat.gz", DATA / "ftq" / "ftq_f7777_quiet_0.dat.gz")
+FTQ2009 = DATA / "ftq-2009" / "llfree-ftq_t1" / "times.dat"
+
+#: Files in data/ that are not inputs of `bandkit report` (each refused with one error line).
+NOT_INPUTS = {
+    "README.md": None, "LICENSE-CC-BY-4.0.txt": None,
+    "baseline-ftq_meta.json": "unrecognised", "llfree-ftq_meta.json": "unrecognised",
+    "virtio-balloon-ftq_meta.json": "unrecognised",  # the two-file runs' descriptions
+    "ftq_f10000_intf100Hz_1ms.interferer_log.txt.gz": "unrecognised",  # ground truth of the interferer
+    "ftq_f7777_intf100Hz_1ms.interferer_log.txt.gz": "unrecognised",
+    "nile.json": "unrecognised", "annotations.json": "unrecognised",  # TCPD series (tests of change points)
+    "pvlib_machine.json": "machine", "simple_insert_hecs_new_benchmark.json": "benchmark.json",  # siblings
+}
+
+
+def data_inputs() -> list[Path]:
+    return sorted(p for p in DATA.rglob("*") if p.is_file() and p.name not in NOT_INPUTS)
+
+
+def _lines_before_first_trace(text: str, report) -> str:
+    first = next(i for i, line in enumerate(text.splitlines()) if line.startswith(report.traces[0].trace.label))
+    return "\n".join(text.splitlines()[:first])
+
+
+def _phrases(findings) -> list[str]:
+    from bandkit.render.text import phrase
+
+    return [p for p in (phrase(f) for f in findings) if p]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- 1. the headline says what the data says, in every renderer --------------------------------------
+@pytest.mark.parametrize("paths", [(SPEED2020,), QUIET], ids=["shared_suspect", "two_rates"])
+def test_1_cross_trace_verdict_heads_the_text_and_the_html(paths):
+    """A finding across traces (shared suspect, two-rate interference) is the first thing the text says,
+    in the same words as the HTML's verdict; the HTML never says 'nothing unusual' then."""
+    report = rc.report(*paths)
+    cross = [f for f in report.findings if f.get("trace") is None]
+    assert any(f["severity"] == "warning" for f in cross)
+    text = report.to_text()
+    head = _flat(_lines_before_first_trace(text, report))
+    html = rc.html(*paths)
+    summary = html[html.index('<section class="summary">'):]
+    summary = _flat(re.sub(r"<[^>]+>", " ", summary[: summary.index("</section>")]))
+    for p in _phrases(cross):
+        assert p in head, (p, head[:300])
+        assert _flat(p).replace("&", "&amp;") in summary or p in summary
+    assert "nothing unusual" not in summary.split("Across traces")[-1]
+
+
+def test_1_inferred_fundamental_worded_alike_in_text_and_html():
+    report = rc.report(*QUIET)
+    (inferred,) = [f for f in report.findings if f["kind"] == "periodic_interference" and f["fundamental_inferred"]]
+    (p,) = _phrases([inferred])
+    assert "inferred from harmonics n ≥ 7" in p
+    assert p in _flat(report.to_text()) and p in _flat(re.sub(r"<[^>]+>", " ", rc.html(*QUIET)))
+
+
+# -- 2. the fleet heat-map shows what each bin holds ----------------------------------------------
+def test_2_profile_of_a_coarse_trace_has_no_stripes():
+    """2^28-tick quanta (0.128 s), 1,096 of them in 200 bins: 5 or 6 quanta per bin, each bin divided
+    by what it holds (not by 5.48), so a steady trace is flat and never above 1."""
+    from bandkit.fleet.rows import work_profile
+    from bandkit.loaders.registry import load_traces
+
+    (t,) = load_traces(FTQ2009, clock_hz=2.1e9)
+    prof, width = work_profile(t)
+    p = np.array([v for v in prof if v is not None])
+    assert len(p) == 200 and width == pytest.approx(t.period * 1096 / 200, rel=0.01)
+    assert p.max() <= 1.0 + 1e-9
+    steady = p[1:]  # the first bin holds the short first quantum
+    assert np.abs(np.diff(steady)).max() < 0.02  # was 0.18: 0.91 / 1.09 stripes
+    from bandkit.summary import summarize_ftq
+
+    assert np.average(p, weights=None) == pytest.approx(summarize_ftq(t).ftq_fraction, abs=2e-3)
+
+
+def test_2_heatmap_never_clips_silently():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bandkit.fleet.report import build_report
+    from bandkit.plots.fleet import plot_fleet_heatmap
+
+    rows = [{"path": f"n{i}.dat", "label": f"n{i}.dat", "kind": "ftq", "time_unit": "s", "ftq_fraction": 0.9,
+             "stall_share": 0.0, "stall_count": 0, "profile": [0.9, 1.2 if i == 0 else 0.95, 0.0 if i == 1 else 0.9],
+             "profile_bin": 1.0} for i in range(5)]
+    rep = build_report(rows)
+    ax = plot_fleet_heatmap(rep)
+    mesh = ax.collections[0]
+    cbar = mesh.colorbar
+    vmin, vmax = mesh.norm.vmin, mesh.norm.vmax
+    assert vmax >= 1.2  # a cell above 1 is on the scale, not painted as 1
+    if vmin > 0.0:  # the dead bin is below the scale: the colour bar says so
+        assert cbar.extend in ("min", "both") and "below" in cbar.ax.get_ylabel()
+
+
+# -- 3. the numbers people look for ------------------------------------------------------------------
+_STATS = re.compile(r"(time|value): .*± .* \(mean ± sd\), median .*, min … max .* … ")
+
+
+@pytest.mark.parametrize("path", [HYPERFINE, TELCO, SPEED2020], ids=["hyperfine", "pyperf", "pyperformance"])
+def test_3_every_benchmark_shows_its_central_value(path):
+    report = rc.report(path)
+    text = report.to_text()
+    blocks = text.split("\n\n")
+    for tr in report.traces:
+        block = next(b for b in blocks if b.startswith(tr.trace.label + " — "))
+        assert _STATS.search(_flat(block)), block[:400]
+        vs = tr.to_dict()["value_stats"]
+        v = tr.trace.values
+        assert vs["n"] == len(v) and vs["mean"] == pytest.approx(v.mean()) and vs["median"] == pytest.approx(
+            np.median(v)) and vs["min"] == v.min() and vs["max"] == v.max()
+        assert vs["stddev"] == pytest.approx(np.std(v, ddof=1))
+    html = rc.html(path)
+    assert html.count("(mean ± sd)") >= len(report.traces)
+
+
+def test_3_hyperfine_numbers_match_the_file():
+    doc = json.loads(HYPERFINE.read_text())
+    report = rc.report(HYPERFINE)
+    for res, tr in zip(doc["results"], report.traces):
+        vs = tr.to_dict()["value_stats"]
+        for k in ("mean", "median", "min", "max"):
+            assert vs[k] == pytest.approx(res[k], rel=1e-9), k
+        assert vs["stddev"] == pytest.approx(res["stddev"], rel=1e-9)
+
+
+@pytest.mark.parametrize("path, n", [(PYTEST_BENCH, 1), (ASV, 37)], ids=["pytest-benchmark", "asv"])
+def test_3_summary_only_files_show_their_statistics(path, n):
+    report = rc.report(path)
+    text = report.to_text()
+    assert len(report.traces) == n
+    for tr in report.traces:
+        vs = tr.to_dict()["value_stats"]
+        assert vs["source"] == "file" and (vs["mean"] is not None or vs["median"] is not None)
+    stats = (report.traces[0].trace.meta.extra.get("summary_stats") or {})
+    for k in ("mean", "stddev", "median", "min", "max"):
+        if stats.get(k) is not None:
+            assert report.traces[0].to_dict()["value_stats"][k] == pytest.approx(stats[k])
+    if n == 1:
+        assert re.search(r"time: (mean )?[\d.]+ ns", text), text
+    else:  # one table, a row per benchmark, not 37 identical blocks
+        assert text.count("summary statistics only") == 1
+        for tr in report.traces:
+            assert tr.trace.label in text
+
+
+def test_3_too_few_runs_is_one_table_with_every_value():
+    report = rc.report(GBENCH)
+    text = report.to_text()
+    assert len(report.traces) == 8
+    assert text.count("too few runs to classify") == 1  # was 8 identical blocks
+    doc = json.loads(GBENCH.read_text())
+    for b in doc["benchmarks"]:
+        row = next(line for line in text.splitlines() if line.strip().startswith(b["name"] + " "))
+        assert re.search(r"\d", row)
+    html = rc.html(GBENCH)
+    assert html.count("too few runs to classify") <= 2  # the overview row and the table's heading
+
+
+# -- 4. run numbers as pyperf's own tools show them -----------------------------------------------
+def test_4_run_numbers_are_pyperf_dumps():
+    """`pyperf dump` numbers runs by their position in the file, the calibration run counted: the
+    slow runs of pickle_list are its runs 2-5 (runs[1..4] in the JSON)."""
+    raw = json.loads(gzip.decompress(SPEED2020.read_bytes()))
+    bench = next(b for b in raw["benchmarks"] if b["metadata"]["name"] == "pickle_list")
+    means = {k + 1: np.mean(r["values"]) for k, r in enumerate(bench["runs"]) if r.get("values")}
+    slow_by_dump = sorted(k for k, m in means.items() if m > 1.3 * np.median(list(means.values())))
+    report = rc.report(SPEED2020)
+    tr = next(t for t in report.traces if t.trace.label == "pickle_list")
+    entry = tr.to_dict()
+    assert sorted(entry["slow_runs"]) == slow_by_dump == [2, 3, 4, 5]
+    assert "pyperf dump" in entry["postmortem"]["run_numbering"]
+    text = report.to_text()
+    block = next(b for b in text.split("\n\n") if b.startswith("pickle_list — "))
+    assert "run numbers as in pyperf dump" in block and "step at run 6" in block
+
+
+def test_4_a_change_inside_runs_is_mentioned(tmp_path):
+    """Warm-up values slower than the measured ones (pyperf leaves them out): the report says so."""
+    from bandkit.synthetic.pyperf import pyperf_step_suite, write_pyperf
+
+    suite = pyperf_step_suite(n_runs=30, step_run=30, seed=1)
+    for run in suite["benchmarks"][0]["runs"]:
+        run["warmups"] = [[1, 1.6 * 20.3e-3]]
+    p = write_pyperf(tmp_path / "w.json", suite)
+    report = bandkit.report(str(p))
+    w = report.traces[0].to_dict()["within_run"]
+    assert w["warmups"] == 31 - 1 and w["warmup_ratio"] == pytest.approx(1.6, rel=0.03)
+    assert "warm-ups ×1.6" in _flat(report.to_text())
+
+
+# -- 5. text at 100 columns: nothing cut without "…", the verdict first ---------------------------
+def _tokens(text: str) -> set[str]:
+    return set(text.split())
+
+
+def _input_names(report) -> set[str]:
+    """Words of the strings that came from the input: paths, benchmark names, metadata names."""
+    d = report.to_dict()
+    names = set()
+    for e in d["traces"]:
+        names.update(str(e.get("path") or "").split())
+        names.update(str(e.get("name") or "").split())
+        names.update(s["metadata"] for s in e.get("suspects") or [])
+    names.update(s["metadata"] for s in (d.get("runner_summary") or {}).get("shared_suspects") or [])
+    return {n for n in names if len(n) >= 6 and re.search(r"[^A-Za-z]", n)}
+
+
+def _check_no_cut(narrow: str, wide: str, names: set[str], width: int = 100) -> None:
+    wide_tokens = _tokens(wide)
+    for line in narrow.splitlines():
+        assert len(line) <= width or len(line.split()) == 1, line
+        for tok in line.split():
+            if "…" in tok:
+                continue
+            assert tok in wide_tokens, f"{tok!r} is cut: {line!r}"
+            bare = tok.strip(",;:()[]'\"")
+            assert bare in names or not any(n.startswith(bare) and n != bare for n in names if len(bare) >= 6), \
+                f"{bare!r} is a cut name: {line!r}"
+
+
+@pytest.mark.parametrize("path", data_inputs(), ids=lambda p: str(p.relative_to(DATA)))
+def test_5_every_data_file_renders_at_100_columns_without_a_silent_cut(path):
+    report = rc.report(path)
+    narrow = report.to_text(width=100)
+    wide = report.to_text(width=100_000)
+    _check_no_cut(narrow, wide, _input_names(report))
+    # and the verdict of every trace is in it, whole
+    for tr in report.traces:
+        for p in _phrases(tr.findings):
+            assert _flat(p) in _flat(narrow) or tr.findings[0]["kind"] in ("too_few_runs", "no_per_run_data")
+
+
+@pytest.mark.parametrize("name", sorted(NOT_INPUTS))
+def test_5_other_data_files_are_refused_in_one_line(name):
+    if NOT_INPUTS[name] is None:
+        return
+    (path,) = [p for p in DATA.rglob(name)]
+    with pytest.raises(bandkit.InputError, match=NOT_INPUTS[name]):
+        bandkit.report(str(path))
+
+
+def test_5_stall_share_is_not_read_as_the_longest_stall():
+    text = rc.report(FTQ_10000).to_text()
+    assert not re.search(r"longest [\d.]+ [mµn]?s \([\d.]+ % of the time\)", text)
+    assert re.search(r"[\d,]+ stalls, [\d.]+ % of the time in all; longest [\d.]+ [mµ]?s", _flat(text))
+
+
+def test_5_shortened_names_stay_distinct():
+    from bandkit.render.textutil import shorten_distinct
+
+    names = [f"rack{r}/node-{n:03d}-with-a-long-common-tail-of-words.dat" for r in (1, 2) for n in range(3)]
+    short = shorten_distinct(names, 24)
+    assert len(set(short)) == len(names) and all(len(s) <= 24 and "…" in s for s in short)
+    # the fleet table uses it
+    from bandkit.fleet.report import build_report
+    from bandkit.render.text_fleet import fleet_rows
+
+    rows = [{"path": n, "label": n, "kind": "ftq", "time_unit": "s", "ftq_fraction": 0.9 - 0.01 * i,
+             "stall_share": 0.0, "stall_count": 0, "profile": [], "profile_bin": None} for i, n in enumerate(names)]
+    _, cells = fleet_rows(build_report(rows), label_width=20)
+    assert len({c[1] for c in cells}) == len(names)
+
+
+def test_5_compare_text_cuts_nothing_silently():
+    from bandkit.compare import compare_files
+    from bandkit.render.text_runners import compare_text
+
+    cmp = compare_files(str(R / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz"), str(SPEED2020))
+    narrow, wide = compare_text(cmp, width=100), compare_text(cmp, width=100_000)
+    names = {b.name for b in cmp.benchmarks if len(b.name) >= 6 and re.search(r"[^A-Za-z]", b.name)}
+    _check_no_cut(narrow, wide, names)
+    assert any("noisy" in line for line in narrow.splitlines())
+
+
+# -- 6. plots: units, no overlapping labels, the folded picture ----------------------------------
+def test_6_time_axes_have_units_not_offsets():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bandkit.plots.runs import plot_runs
+
+    (t,) = bandkit.load(str(TELCO))
+    fig, ax = plt.subplots()
+    plot_runs(t, ax=ax)
+    fig.canvas.draw()
+    assert ax.get_ylabel() == "value (ms)"
+    assert ax.yaxis.get_offset_text().get_text() == ""
+    labels = [x.get_text() for x in ax.get_yticklabels() if x.get_text()]
+    assert labels and all(20 < float(x.replace("−", "-")) < 25 for x in labels), labels  # 22.5 ms, not 0.0225
+    plt.close(fig)
+
+
+def test_6_two_rate_plot_labels_do_not_overlap():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from bandkit.plots.spectrum import plot_rates
+    from bandkit.render.html_kit import new_figure
+
+    comp = rc.report(FTQ_10000, FTQ_7777).cross_section("interference").result
+    fig = new_figure(height=3.8)
+    ax = fig.add_subplot()
+    plot_rates(comp, ax=ax)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(r) for t in ax.texts + [ax.xaxis.label, ax.yaxis.label]]
+    if ax.get_legend() is not None:
+        boxes.append(ax.get_legend().get_window_extent(r))
+    boxes += [t.get_window_extent(r) for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b), (a, b)
+    legend = ax.get_legend()
+    assert legend is not None and not legend.get_window_extent(r).overlaps(ax.get_window_extent(r))
+    texts = " ".join(t.get_text() for t in legend.get_texts())
+    for e in comp.external:
+        assert f"{e.freq_hz:.2f}" in texts
+
+
+def test_6_html_shows_the_folded_plot_of_the_top_external_source():
+    html = rc.html(FTQ_10000, FTQ_7777)
+    report = rc.report(FTQ_10000, FTQ_7777)
+    top = report.cross_section("interference").result.external[0]
+    m = re.search(r'<img src="data:image/png;base64,[^"]+" alt="The traces folded at ([\d.,]+) Hz', html)
+    assert m and float(m.group(1).replace(",", "")) == pytest.approx(top.freq_hz, abs=1e-3)
+    assert html.index("folded at") > html.index("Periodic interference")
