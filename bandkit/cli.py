@@ -16,7 +16,7 @@ from typing import Sequence
 from . import display
 from ._version import __version__
 from .errors import BandkitError, UsageError
-from .findings import FAIL_ON_GROUPS, fail_on_kinds
+from .findings import FAIL_ON_ANY_WARNING, FAIL_ON_GROUPS, fail_on_kinds, fail_on_names
 
 EPILOG_MAIN = """examples:
   bandkit report trace.dat                       text report of one FTQ trace
@@ -54,10 +54,11 @@ def _positive_float(text: str) -> float:
 
 def _fail_on(text: str) -> frozenset[str]:
     kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
-    unknown = kinds - set(FAIL_ON_KINDS)
+    unknown = kinds - set(fail_on_names())
     if unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown finding kind(s) {', '.join(sorted(unknown))} (known: {', '.join(FAIL_ON_KINDS)})")
+            f"unknown finding kind(s) {', '.join(sorted(unknown))} (known: groups {', '.join(FAIL_ON_KINDS)}; "
+            f"'{FAIL_ON_ANY_WARNING}' for any warning; or a finding kind of the README's table, e.g. bimodal)")
     return kinds
 
 
@@ -217,7 +218,9 @@ def exit_status(report, fail_on: frozenset[str] | None) -> int:
     if not fail_on:
         return 0
     wanted = fail_on_kinds(fail_on)
-    return 1 if any(f.get("kind") in wanted for f in report.findings) else 0
+    any_warning = FAIL_ON_ANY_WARNING in fail_on
+    return 1 if any(f.get("kind") in wanted or (any_warning and f.get("severity") == "warning")
+                    for f in report.findings) else 0
 
 
 def _cmd_report(args) -> int:
@@ -242,7 +245,9 @@ def _add_report(sub) -> None:
     _add_input_options(p)
     _add_output_options(p)
     p.add_argument("--fail-on", type=_fail_on, metavar="KINDS",
-                   help="exit 1 when a finding of these kinds exists: " + ",".join(FAIL_ON_KINDS))
+                   help="exit 1 when a finding of these kinds exists: a group (" + ",".join(FAIL_ON_KINDS)
+                        + f"), '{FAIL_ON_ANY_WARNING}' (any warning) or a finding kind (README: bimodal, "
+                          "level_shift, shared_suspect, ...)")
     _add_table_options(p)
     p.add_argument("--since", metavar="BUILD", help="histories: report only changes at or after this build")
     p.set_defaults(func=_cmd_report)
@@ -258,11 +263,16 @@ def _cmd_compare(args) -> int:
     from .compare import compare_files
 
     cmp = compare_files(args.a, args.b, format=args.input_format, confidence=args.confidence, seed=args.seed,
-                        limits=_limits(args))
+                        limits=_limits(args), progress=_progress(args, "comparing", "benchmark"))
     from ._json import dumps
     from .render.textutil import escape_lines
 
-    text = escape_lines(cmp.to_text()) if args.format == "text" else dumps(cmp)
+    if args.format == "text":
+        text = escape_lines(cmp.to_text())
+    elif args.format == "json":
+        text = dumps(cmp)
+    else:
+        text = display.render(cmp, args.format)
     write_output(text, args.output, [args.a, args.b])
     return 0
 
@@ -278,7 +288,7 @@ def _add_compare(sub) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     _add_limit_options(p)
-    _add_output_options(p, formats=("text", "json"))
+    _add_output_options(p, formats=("text", "json", *display.outputs("Comparison")))
     p.set_defaults(func=_cmd_compare)
 
 

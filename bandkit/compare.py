@@ -113,8 +113,13 @@ class Comparison:
                       "only_a": list(self.only_a), "only_b": list(self.only_b),
                       "skipped": [{"name": n, "reason": r} for n, r in self.skipped]})
 
-    def to_text(self) -> str:
-        return render(self, "text")
+    def to_text(self, width: int = 100) -> str:
+        """The table and the conclusions as text, ``width`` columns wide (cut cells end in "…")."""
+        return render(self, "text", width=width)
+
+    def to_html(self) -> str:
+        """A self-contained HTML page: the table, the verdict and a plot of the ratios with their CIs."""
+        return render(self, "html")
 
 
 def _boot_ratio(a: np.ndarray, b: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -172,8 +177,9 @@ def _match(ta: dict[str, Trace], tb: dict[str, Trace]) -> list[tuple[str, Trace,
 
 def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidence: float = 0.95,
             n_boot: int = 2000, seed: int = 0, min_runs: int = 2, label_a: str | None = None,
-            label_b: str | None = None) -> Comparison:
-    """Compare benchmarks of ``a`` and ``b`` (lists of runner traces, matched by name)."""
+            label_b: str | None = None, progress=None) -> Comparison:
+    """Compare benchmarks of ``a`` and ``b`` (lists of runner traces, matched by name). ``progress``:
+    optional wrapper of the loop over the matched benchmarks (e.g. a tqdm bar)."""
     if not 0.5 < confidence < 1:
         raise UsageError("confidence must be between 0.5 and 1")
     a = [a] if isinstance(a, Trace) else list(a)
@@ -188,7 +194,7 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     pairs = _match(ta, tb)
     paired_a = {id(A) for _, A, _ in pairs}
     paired_b = {id(B) for _, _, B in pairs}
-    for name, A, B in pairs:
+    for name, A, B in (progress(pairs) if progress is not None else pairs):
         ra = None if A.meta.extra.get("summary_only") else run_table(A)
         rb = None if B.meta.extra.get("summary_only") else run_table(B)
         if ra is None or rb is None or len(ra) < min_runs or len(rb) < min_runs:

@@ -24,6 +24,8 @@ RENDERERS: dict[tuple[str, str], str] = {
     ("FleetReport", "notebook"): "bandkit.render.text_fleet:fleet_notebook",
     ("FleetReport", "plot"): "bandkit.plots.fleet:plot_fleet_heatmap",
     ("Comparison", "text"): "bandkit.render.text_runners:compare_text",
+    ("Comparison", "html"): "bandkit.render.html_compare:compare_html",
+    ("Comparison", "notebook"): "bandkit.render.html_compare:compare_fragment",
 }
 DEFAULT_NOTEBOOK = "bandkit.render.notebook:result_html"
 

@@ -130,8 +130,19 @@ FINDING_KINDS: dict[str, FindingKind] = {k.kind: k for k in (
 
 
 def fail_on_kinds(groups) -> frozenset[str]:
-    """The finding kinds caught by these ``--fail-on`` groups."""
-    return frozenset(k for k, fk in FINDING_KINDS.items() if fk.fail_on in set(groups))
+    """The finding kinds caught by these ``--fail-on`` names: a group of :data:`FAIL_ON_GROUPS` (its
+    kinds) or a finding kind of :data:`FINDING_KINDS` (itself, whatever its group)."""
+    names = set(groups)
+    return frozenset(k for k, fk in FINDING_KINDS.items() if fk.fail_on in names or k in names)
+
+
+#: ``--fail-on`` name that catches every finding of severity "warning", whatever its kind.
+FAIL_ON_ANY_WARNING = "warning"
+
+
+def fail_on_names() -> tuple[str, ...]:
+    """Every name ``--fail-on`` accepts: the groups, "warning", then every finding kind."""
+    return (*FAIL_ON_GROUPS, FAIL_ON_ANY_WARNING, *(k for k in FINDING_KINDS if k not in FAIL_ON_GROUPS))
 
 
 def markdown_table() -> str:

@@ -62,7 +62,8 @@ def test_skip_postmortem_skips_the_runner_summary_too():
     tr = Trace(df, TraceMeta(path="x.json", format="pyperf", kind="runner", name="bench", value_unit="s"))
     assert [s.name for s in analyze([tr]).cross] == ["interference", "runner_summary"]
     rep = analyze([tr], AnalysisOptions(skip=frozenset({"postmortem"})))
-    assert rep.traces[0].sections == () and [s.name for s in rep.cross] == ["interference"]
+    # the central value (section summary) stays: it is not part of the post-mortem
+    assert [s.name for s in rep.traces[0].sections] == ["summary"] and [s.name for s in rep.cross] == ["interference"]
 
 
 def test_params_reach_the_section_by_name(ftq_trace):

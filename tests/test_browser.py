@@ -292,3 +292,50 @@ def test_detects_problems(browser, tmp_path):
     facts = browser.load(p)
     assert any(u.startswith("http://127.0.0.1:9/") for u in facts["requests"])
     assert any("boom" in str(e) for e in facts["errors"])
+
+
+# -- issue 15, point 1: the HTML's headline never contradicts the JSON ---------------------------------
+_R = rc.DATA / "runners"
+HEADLINE_FIXTURES = {
+    "shared_suspect": (_R / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz",),  # 60 benchmarks
+    "quiet_pair_inferred_f0": (rc.DATA / "ftq" / "ftq_f10000_quiet_0.dat.gz", rc.DATA / "ftq" / "ftq_f7777_quiet_0.dat.gz"),
+    "two_rates": (FTQ_10000, FTQ_7777),
+    "ftq_single": (FTQ_7777,),
+    "hyperfine": (_R / "3em_tools_benchmarks_results.json",),
+    "gbench_too_few_runs": (_R / "bpfilter_005d041.json",),
+    "ftq_2009": (rc.FTQ_2009,),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEADLINE_FIXTURES))
+def test_html_headline_agrees_with_the_json(browser, tmp_path, name):
+    """What Chromium shows in the verdict area (section .summary) holds the phrase of every finding of
+    the JSON report with severity warning, and of every finding across traces; it never says 'nothing
+    unusual' about a trace (or across traces) for which the JSON has a warning."""
+    import re
+
+    from bandkit.render.text import phrase
+
+    paths = HEADLINE_FIXTURES[name]
+    doc = json.loads(rc.json_text(*paths))
+    page = _render(tmp_path, None, name + ".html", rc.html(*paths))
+    facts = browser.load(page)
+    assert [u for u in facts["requests"] if not u.startswith(("file:", "data:", "about:"))] == []
+    assert facts["errors"] == [], facts["errors"]
+    shown = " ".join(facts["verdict"].split())
+    for f in doc["findings"]:
+        if f["severity"] == "warning" or f.get("trace") is None:
+            p = " ".join(phrase(f).split())
+            assert p and p in shown, (f["kind"], p, shown[:500])
+    # each overview row that says 'nothing unusual' belongs to a trace without warnings
+    rows = browser.eval(
+        "Array.from(document.querySelectorAll('.summary table.overview tr')).map(r => r.innerText)")
+    warned = {doc["traces"][f["trace"]].get("name") or doc["traces"][f["trace"]]["path"]
+              for f in doc["findings"] if f["severity"] == "warning" and f.get("trace") is not None}
+    for row in rows:
+        if "nothing unusual" in row:
+            assert not any(re.search(rf"(^|/){re.escape(str(w).rsplit('/', 1)[-1])}\b", row) for w in warned), row
+    if any(f.get("trace") is None and f["severity"] == "warning" for f in doc["findings"]):
+        assert "Across traces" in shown and not re.search(r"Across traces:\s*nothing unusual", shown)
+        if rows:  # and it comes first, as in the text report
+            assert shown.index("Across traces") < shown.index(rows[0].split("\t")[0].strip())

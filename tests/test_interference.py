@@ -210,7 +210,7 @@ def test_plots(real_cmp, real_pair):
     ax = plot_rates(real_cmp, f_max=1000)
     xs = [l.get_xdata()[0] for l in ax.get_lines() if len(l.get_xdata()) == 2 and l.get_xdata()[0] == l.get_xdata()[1]]
     assert any(abs(x - 100.0) < 0.05 for x in xs)
-    assert len(ax.get_legend().get_texts()) == 2
+    assert len(ax.get_legend().get_texts()) == 3  # the two traces and the external frequencies (issue 15)
     ax = plot_spectrum(real_cmp.spectra[0])
     assert ax.get_xlim()[1] == pytest.approx(5000.0)
     ax = plot_fold(real_pair[1], 100.0)

@@ -27,11 +27,11 @@ FTQ2009 = DATA / "ftq-2009" / "llfree-ftq_t1" / "times.dat"
 #: Files in data/ that are not inputs of `bandkit report` (each refused with one error line).
 NOT_INPUTS = {
     "README.md": None, "LICENSE-CC-BY-4.0.txt": None,
-    "baseline-ftq_meta.json": "unrecognised", "llfree-ftq_meta.json": "unrecognised",
-    "virtio-balloon-ftq_meta.json": "unrecognised",  # the two-file runs' descriptions
-    "ftq_f10000_intf100Hz_1ms.interferer_log.txt.gz": "unrecognised",  # ground truth of the interferer
-    "ftq_f7777_intf100Hz_1ms.interferer_log.txt.gz": "unrecognised",
-    "nile.json": "unrecognised", "annotations.json": "unrecognised",  # TCPD series (tests of change points)
+    "baseline-ftq_meta.json": "no result format bandkit knows", "llfree-ftq_meta.json": "no result format bandkit knows",
+    "virtio-balloon-ftq_meta.json": "no result format bandkit knows",  # the two-file runs' descriptions
+    "ftq_f10000_intf100Hz_1ms.interferer_log.txt.gz": "no result format bandkit knows",  # ground truth of the interferer
+    "ftq_f7777_intf100Hz_1ms.interferer_log.txt.gz": "no result format bandkit knows",
+    "nile.json": "no result format bandkit knows", "annotations.json": "no result format bandkit knows",  # TCPD series (tests of change points)
     "pvlib_machine.json": "machine", "simple_insert_hecs_new_benchmark.json": "benchmark.json",  # siblings
 }
 
@@ -131,7 +131,7 @@ def test_3_every_benchmark_shows_its_central_value(path):
     text = report.to_text()
     blocks = text.split("\n\n")
     for tr in report.traces:
-        block = next(b for b in blocks if b.startswith(tr.trace.label + " — "))
+        block = next(b for b in blocks if _flat(b).startswith(tr.trace.label + " — "))
         assert _STATS.search(_flat(block)), block[:400]
         vs = tr.to_dict()["value_stats"]
         v = tr.trace.values
@@ -166,10 +166,13 @@ def test_3_summary_only_files_show_their_statistics(path, n):
             assert report.traces[0].to_dict()["value_stats"][k] == pytest.approx(stats[k])
     if n == 1:
         assert re.search(r"time: (mean )?[\d.]+ ns", text), text
-    else:  # one table, a row per benchmark, not 37 identical blocks
+    else:  # one table, a row per benchmark, not 37 identical blocks; names cut at 100 columns stay apart
         assert text.count("summary statistics only") == 1
+        wide = report.to_text(width=100_000)
         for tr in report.traces:
-            assert tr.trace.label in text
+            assert tr.trace.label in wide
+        rows = [line.split()[0] for line in text.splitlines() if line.startswith("    ") and "…" in line]
+        assert len(set(rows)) == len(rows)
 
 
 def test_3_too_few_runs_is_one_table_with_every_value():
@@ -234,17 +237,22 @@ def _input_names(report) -> set[str]:
     return {n for n in names if len(n) >= 6 and re.search(r"[^A-Za-z]", n)}
 
 
-def _check_no_cut(narrow: str, wide: str, names: set[str], width: int = 100) -> None:
+def _check_no_cut(narrow: str, wide: str, names: set[str], width: int = 100, every_name: set[str] = frozenset()) -> None:
+    """No line of ``narrow`` is wider than ``width`` (but for a single word), no token of it is cut
+    without "…" (each is a token of ``wide``, table rules aside), and no name is shown cut (a token
+    that is the start of a longer name of ``names`` and not itself a name of ``every_name``)."""
     wide_tokens = _tokens(wide)
     for line in narrow.splitlines():
         assert len(line) <= width or len(line.split()) == 1, line
         for tok in line.split():
-            if "…" in tok:
+            if "…" in tok or set(tok) == {"-"}:  # table rules follow the column widths
                 continue
             assert tok in wide_tokens, f"{tok!r} is cut: {line!r}"
+            if tok in names or tok in every_name:
+                continue
             bare = tok.strip(",;:()[]'\"")
-            assert bare in names or not any(n.startswith(bare) and n != bare for n in names if len(bare) >= 6), \
-                f"{bare!r} is a cut name: {line!r}"
+            assert bare in names or bare in every_name or not any(
+                n.startswith(bare) and n != bare for n in names if len(bare) >= 6), f"{bare!r} is a cut name: {line!r}"
 
 
 @pytest.mark.parametrize("path", data_inputs(), ids=lambda p: str(p.relative_to(DATA)))
@@ -252,7 +260,7 @@ def test_5_every_data_file_renders_at_100_columns_without_a_silent_cut(path):
     report = rc.report(path)
     narrow = report.to_text(width=100)
     wide = report.to_text(width=100_000)
-    _check_no_cut(narrow, wide, _input_names(report))
+    _check_no_cut(narrow, wide, _input_names(report), every_name={e.get("name") for e in report.to_dict()["traces"]})
     # and the verdict of every trace is in it, whole
     for tr in report.traces:
         for p in _phrases(tr.findings):
@@ -297,7 +305,7 @@ def test_5_compare_text_cuts_nothing_silently():
     cmp = compare_files(str(R / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz"), str(SPEED2020))
     narrow, wide = compare_text(cmp, width=100), compare_text(cmp, width=100_000)
     names = {b.name for b in cmp.benchmarks if len(b.name) >= 6 and re.search(r"[^A-Za-z]", b.name)}
-    _check_no_cut(narrow, wide, names)
+    _check_no_cut(narrow, wide, names, every_name={b.name for b in cmp.benchmarks})
     assert any("noisy" in line for line in narrow.splitlines())
 
 
@@ -310,7 +318,9 @@ def test_6_time_axes_have_units_not_offsets():
 
     from bandkit.plots.runs import plot_runs
 
-    (t,) = bandkit.load(str(TELCO))
+    from bandkit.loaders.registry import load_traces
+
+    (t,) = load_traces(TELCO)
     fig, ax = plt.subplots()
     plot_runs(t, ax=ax)
     fig.canvas.draw()
@@ -329,11 +339,14 @@ def test_6_two_rate_plot_labels_do_not_overlap():
     from bandkit.render.html_kit import new_figure
 
     comp = rc.report(FTQ_10000, FTQ_7777).cross_section("interference").result
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     fig = new_figure(height=3.8)
+    canvas = FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     plot_rates(comp, ax=ax)
-    fig.canvas.draw()
-    r = fig.canvas.get_renderer()
+    canvas.draw()
+    r = canvas.get_renderer()
     boxes = [t.get_window_extent(r) for t in ax.texts + [ax.xaxis.label, ax.yaxis.label]]
     if ax.get_legend() is not None:
         boxes.append(ax.get_legend().get_window_extent(r))
@@ -355,3 +368,63 @@ def test_6_html_shows_the_folded_plot_of_the_top_external_source():
     m = re.search(r'<img src="data:image/png;base64,[^"]+" alt="The traces folded at ([\d.,]+) Hz', html)
     assert m and float(m.group(1).replace(",", "")) == pytest.approx(top.freq_hz, abs=1e-3)
     assert html.index("folded at") > html.index("Periodic interference")
+
+
+# -- 7. CLI paper cuts ------------------------------------------------------------------------------
+def test_7_unknown_format_error_names_the_input_flag(tmp_path, capsys):
+    from bandkit.cli import main
+
+    p = tmp_path / "x.json"
+    p.write_text('{"hello": 1}')
+    assert main(["report", str(p)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--input-format" in err and "use --format" not in err
+
+
+def test_7_fail_on_takes_every_kind_the_readme_lists(capsys):
+    from bandkit.cli import main
+    from bandkit.findings import FINDING_KINDS
+
+    readme = (DATA.parent / "README.md").read_text()
+    kinds_table = readme[readme.index("| kind | section | severity | `--fail-on` |"):].split("\n\n")[0]
+    listed = re.findall(r"^\| `([a-z_]+)` \|", kinds_table, flags=re.M)
+    assert set(listed) >= set(FINDING_KINDS)
+    for kind in listed:  # every kind of the table parses (was: only the five groups)
+        assert main(["report", str(HYPERFINE), "--fail-on", kind, "-o", "/dev/null", "-q"]) in (0, 1), kind
+    assert main(["report", str(SPEED2020), "--fail-on", "bimodal", "-q", "-f", "json", "-o", "/dev/null"]) == 1
+    assert main(["report", str(SPEED2020), "--fail-on", "shared_suspect", "-q", "-f", "json", "-o", "/dev/null"]) == 1
+    assert main(["report", str(SPEED2020), "--fail-on", "warning", "-q", "-f", "json", "-o", "/dev/null"]) == 1
+    assert main(["report", str(HYPERFINE), "--fail-on", "warning", "-q", "-f", "json", "-o", "/dev/null"]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as ei:
+        main(["report", str(HYPERFINE), "--fail-on", "bimodl"])
+    assert ei.value.code == 2
+    assert "unknown finding kind(s) bimodl" in capsys.readouterr().err
+
+
+def test_7_compare_has_html_and_progress(tmp_path, monkeypatch):
+    from bandkit.cli import main
+    from bandkit.compare import compare_files
+
+    a, b = R / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz", SPEED2020
+    out = tmp_path / "cmp.html"
+    assert main(["compare", str(a), str(b), "--format", "html", "-o", str(out), "-q"]) == 0
+    page = out.read_text()
+    cmp = compare_files(str(a), str(b))
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+    assert page.count('<img src="data:image/png;base64,') == 1
+    text = _flat(cmp.to_text(width=100_000))
+    flat_page = _flat(re.sub(r"<[^>]+>", " ", page)).replace("&amp;", "&")
+    for c in cmp.benchmarks:  # every benchmark with its ratio, as in the text
+        assert c.name in flat_page and f"{c.ratio:.3f}" in flat_page
+    geo = re.search(r"geometric mean of B/A over \d+ benchmarks: [\d.]+ \([\d.–]+\)", text).group(0)
+    assert geo in flat_page
+    seen = []
+
+    def progress(it):
+        items = list(it)
+        seen.append(len(items))
+        return items
+
+    compare_files(str(a), str(b), progress=progress)
+    assert seen == [len(cmp.benchmarks) + len(cmp.skipped)]

@@ -7,11 +7,10 @@ kind's ``phrase`` function (:data:`bandkit.findings.FINDING_KINDS`: ``(finding) 
 from __future__ import annotations
 
 import os
-import re
 
 from ..findings import FINDING_KINDS
 from ..section import SECTIONS, resolve
-from .textutil import escape_control, text_width
+from .textutil import escape_control, text_width, wrap_line as _wrap
 
 _BOLD, _YELLOW, _RESET, _DIM = "\x1b[1m", "\x1b[33m", "\x1b[0m", "\x1b[2m"
 
@@ -143,19 +142,3 @@ def _render_text(report, color: bool, width: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def _wrap(line: str, width: int) -> str:
-    """``line`` wrapped at spaces to ``width`` columns (continuation lines indented two more); a word
-    longer than a line is kept whole, never cut."""
-    if len(line) <= width:
-        return line
-    import textwrap
-
-    indent = len(line) - len(line.lstrip(" "))
-    # a number and its unit stay on one line ("72 %", "9.9 ms", "100 Hz")
-    glued = _NUMBER_UNIT.sub("\\1\u00a0\\2", line)
-    return "\n".join(w.replace("\u00a0", " ")
-                     for w in textwrap.wrap(glued, width=width, subsequent_indent=" " * (indent + 2),
-                                            break_long_words=False, break_on_hyphens=False))
-
-
-_NUMBER_UNIT = re.compile(r"(\d) (%|[µmnk]?s\b|[kMG]?Hz\b|°C)")

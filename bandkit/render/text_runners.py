@@ -217,9 +217,16 @@ def group_table(trs) -> tuple[list[str], list[list[str]]]:
 def render_group(trs) -> list[str]:
     """One table for many benchmarks of one file whose only finding says they could not be classified
     (too few runs, summary statistics only): name and central value of each."""
+    from .textutil import WIDTH
+
     header, rows = group_table(trs)
+    indent = 4
+    others = sum(max(len(r[i]) for r in rows + [header]) + 2 for i in range(1, len(header)))
+    room = max(12, WIDTH.get() - indent - others)
+    for r, name in zip(rows, shorten_distinct([r[0] for r in rows], room)):  # names that differ stay apart
+        r[0] = name
     return [group_title(trs), f"  verdict: {group_verdict(trs)}; their central values:"] + \
-        table(rows, header, align="lrrrrrr", indent=4)
+        table(rows, header, align="lrrrrrr", indent=indent)
 
 
 def numbering_note(pm: dict[str, Any]) -> str:
@@ -365,26 +372,36 @@ COMPARE_METHOD_TEXT = {
                   "* when the intervals do not overlap (asv's rule)",
     "point": "from values: the files state one value each (no spread): ratio only, significance not assessed",
 }
-def render_compare(cmp) -> list[str]:
-    """Table of a :class:`bandkit.compare.Comparison` (ratio = B / A of the mean run means)."""
+def compare_notes(cmp) -> list[str]:
+    """How the ratios were computed (one line per method used)."""
     methods = {c.method for c in cmp.benchmarks}
-    lines = [f"A: {cmp.label_a}", f"B: {cmp.label_b}"]
+    lines = []
     if not methods or "runs" in methods:
         lines += [f"ratio = B / A of the mean of per-run means; {100 * cmp.confidence:.0f} % bootstrap CI",
                   f"* significant (Welch p < {1 - cmp.confidence:.2g} and CI excludes 1); ! noisy"]
     lines += [COMPARE_METHOD_TEXT[m].format(conf=100 * cmp.confidence, alpha=1 - cmp.confidence)
               for m in ("welch-stats", "ci-overlap", "point") if m in methods]
-    lines.append("")
+    return lines
+
+
+def compare_rows(cmp, short_names: bool = True) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the comparison table, sorted by ratio (names cut apart to 30 columns when
+    ``short_names``)."""
     rows = []
     ordered = sorted(cmp.benchmarks, key=lambda c: c.ratio)
-    for name, c in zip(shorten_distinct([c.name for c in ordered], 30), ordered):
+    names = [c.name for c in ordered]
+    for name, c in zip(shorten_distinct(names, 30) if short_names else names, ordered):
         ci = _ci(c.ci_low, c.ci_high)
         flag = ("*" if c.significant else " ") + ("!" if c.noisy else " ")
         rows.append([name, fmt_value(c.mean_a, c.unit), fmt_value(c.mean_b, c.unit),
                      f"{c.ratio:.3f}", ci, fmt_p(c.p_value), flag, COMPARE_METHOD_SHORT.get(c.method, c.method),
                      "; ".join(c.noisy_reasons)])
-    lines += table(rows, ["benchmark", "A", "B", "B/A", "CI", "p", "", "from", "noisy because"], align="lrrrrrlll")
-    lines.append("")
+    return ["benchmark", "A", "B", "B/A", "CI", "p", "", "from", "noisy because"], rows
+
+
+def compare_summary(cmp) -> list[str]:
+    """The comparison's conclusions: geometric means, counts, unmatched and skipped benchmarks."""
+    lines = []
     if cmp.geomean is not None:
         ci = f" ({cmp.geomean_ci[0]:.3f}–{cmp.geomean_ci[1]:.3f})" if cmp.geomean_ci else ""
         lines.append(f"geometric mean of B/A over {len(cmp.benchmarks)} benchmarks: {cmp.geomean:.3f}{ci}")
@@ -403,10 +420,17 @@ def render_compare(cmp) -> list[str]:
     return lines
 
 
+def render_compare(cmp) -> list[str]:
+    """Table of a :class:`bandkit.compare.Comparison` (ratio = B / A of the mean run means)."""
+    lines = [f"A: {cmp.label_a}", f"B: {cmp.label_b}", *compare_notes(cmp), ""]
+    header, rows = compare_rows(cmp)
+    lines += table(rows, header, align="lrrrrrlll")
+    return lines + [""] + compare_summary(cmp)
+
+
 def compare_text(cmp, width: int = 100) -> str:
     """``Comparison.to_text()``: the table of :func:`render_compare` as one string, ``width`` columns."""
-    from .text import _wrap
-    from .textutil import text_width
+    from .textutil import text_width, wrap_line
 
     with text_width(width):
-        return "\n".join(_wrap(line, width) for line in render_compare(cmp)) + "\n"
+        return "\n".join(wrap_line(line, width) for line in render_compare(cmp)) + "\n"

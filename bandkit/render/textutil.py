@@ -190,3 +190,21 @@ def escape_control(text: str) -> str:
 def escape_lines(text: str) -> str:
     """:func:`escape_control` for each line of ``text``, the newlines between lines kept."""
     return "\n".join(escape_control(line) for line in text.split("\n"))
+
+
+def wrap_line(line: str, width: int) -> str:
+    """``line`` wrapped at spaces to ``width`` columns (continuation lines indented two more); a word
+    longer than a line is kept whole, never cut."""
+    if len(line) <= width:
+        return line
+    import textwrap
+
+    indent = len(line) - len(line.lstrip(" "))
+    # a number and its unit stay on one line ("72 %", "9.9 ms", "100 Hz")
+    glued = _NUMBER_UNIT.sub("\\1\u00a0\\2", line)
+    return "\n".join(w.replace("\u00a0", " ")
+                     for w in textwrap.wrap(glued, width=width, subsequent_indent=" " * (indent + 2),
+                                            break_long_words=False, break_on_hyphens=False))
+
+
+_NUMBER_UNIT = re.compile(r"(\d) (%|[µmnk]?s\b|[kMG]?Hz\b|°C)")
