@@ -176,8 +176,9 @@ def _progress(args, desc: str = "analysing", unit: str = "trace"):
 
 def _load_with_progress(args, paths: Sequence[str]) -> list:
     """Load every input; on a terminal (and without --quiet) a progress bar counts the input bytes."""
-    from .loaders.registry import load_traces
+    from .loaders.registry import distinct_inputs, load_traces
 
+    paths = distinct_inputs(paths, args.input_format)  # times.dat counts.dat: one run
     options = _load_options(args)
     bar = None
     if not getattr(args, "quiet", False) and sys.stderr.isatty():

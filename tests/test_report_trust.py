@@ -428,3 +428,13 @@ def test_7_compare_has_html_and_progress(tmp_path, monkeypatch):
 
     compare_files(str(a), str(b), progress=progress)
     assert seen == [len(cmp.benchmarks) + len(cmp.skipped)]
+
+
+def test_7_both_files_of_a_two_file_run_are_one_run(capsys):
+    from bandkit.cli import main
+
+    times, counts = FTQ2009, FTQ2009.with_name("counts.dat")
+    assert len(bandkit.report(str(times), str(counts)).traces) == 1
+    assert len(bandkit.report(str(counts), str(times)).traces) == 1
+    assert main(["report", str(times), str(counts), "-q", "-f", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["traces"]) == 1

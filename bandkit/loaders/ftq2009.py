@@ -9,6 +9,7 @@ Time is in ticks unless a clock rate is given (``clock_hz`` ticks per second, or
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,17 @@ def is_times_name(name: str) -> bool:
 
 def is_counts_name(name: str) -> bool:
     return bool(_COUNTS.search(Path(name).name))
+
+
+def pair_key(path) -> str | None:
+    """The real path of the times file of the two-file run that ``path`` (a times or counts file) belongs
+    to, so that both files of one run name one input; None for other paths."""
+    p = Path(path)
+    if is_counts_name(p.name):
+        p = p.with_name(_COUNTS.sub(lambda m: m.group(1) + "times.dat" + (m.group(2) or ""), p.name))
+    elif not is_times_name(p.name):
+        return None
+    return os.path.realpath(p)
 
 
 def pair_paths(source: Source) -> tuple[Path, Path]:

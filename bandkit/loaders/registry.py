@@ -6,6 +6,7 @@ FORMATS maps a format name to ``"module:function"``; each loader takes a
 from __future__ import annotations
 
 import inspect
+import os
 from typing import Any, Callable, Iterable
 
 from ..errors import InputError, UsageError
@@ -174,10 +175,26 @@ def load(path_or_file: PathOrFile, format: str | None = None, limits: Limits | N
     return traces[0] if len(traces) == 1 else traces
 
 
+def distinct_inputs(paths: Iterable[PathOrFile], format: str | None = None) -> list[PathOrFile]:
+    """``paths`` without the second file of a two-file FTQ run whose other file is given too
+    (``times.dat counts.dat`` is one run, analysed once)."""
+    from .ftq2009 import pair_key
+
+    out, seen = [], set()
+    for p in paths:
+        key = pair_key(p) if isinstance(p, (str, os.PathLike)) and p != "-" and format in (None, "ftq-2009") else None
+        if key is not None and key in seen:
+            continue
+        if key is not None:
+            seen.add(key)
+        out.append(p)
+    return out
+
+
 def load_many(paths: Iterable[PathOrFile], format: str | None = None, limits: Limits | None = None,
               **options: Any) -> list[Trace]:
-    """Load several inputs into one flat list of traces."""
+    """Load several inputs into one flat list of traces (both files of a two-file FTQ run: once)."""
     out: list[Trace] = []
-    for p in paths:
+    for p in distinct_inputs(paths, format):
         out.extend(load_traces(p, format=format, limits=limits, **options))
     return out
