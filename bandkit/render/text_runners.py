@@ -175,7 +175,10 @@ def render_stats(section) -> list[str]:
 
 def _stats_lines(f: dict[str, Any], unit: str) -> list[str]:
     out = []
-    txt = stats_text(f.get("value_stats"), unit)
+    vs = f.get("value_stats") or {}
+    # a summary-only file: the post-mortem's line "the file states: …" gives these numbers (and the
+    # file's iterations and intervals); one line, not two
+    txt = "" if vs.get("source") == "file" else stats_text(vs, unit)
     if txt:
         out.append(f"  {stats_label(unit)}: {txt}")
     w = within_run_text(f.get("within_run"))
