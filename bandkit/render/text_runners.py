@@ -247,7 +247,8 @@ def render(section) -> list[str]:
     lines: list[str] = []
     pm = f.get("postmortem", {})
     if f["verdict"] in ("no_runs", "too_few_runs"):
-        out = [f"  {pm.get('note') or 'no per-run data'}"]
+        # no runs: the verdict already gives the reason ("no per-run data: no stats.data …")
+        out = [] if f["verdict"] == "no_runs" else [f"  {pm.get('note') or 'no per-run data'}"]
         if f.get("summary_stats"):
             out.append("  the file states: " + summary_stats_text(f["summary_stats"], unit))
         return out
