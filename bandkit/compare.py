@@ -38,7 +38,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from scipy import stats
 
-from .display import render
+from .display import DisplayMixin, render
 from .errors import UsageError
 from ._json import jsonable
 from .postmortem import postmortem, run_table
@@ -82,7 +82,7 @@ class BenchmarkComparison:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(DisplayMixin):
     """All benchmarks; ``geomean`` (with ``geomean_ci``) over the compared ones, ``geomean_clean``
     over the ones not flagged noisy; ``only_a`` / ``only_b``: names in one file only."""
 

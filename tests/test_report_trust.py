@@ -427,6 +427,7 @@ def test_7_compare_has_html_and_progress(tmp_path, monkeypatch):
     assert seen == [len(cmp.benchmarks) + len(cmp.skipped)]
     page = cmp.to_html()
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+    assert cmp._repr_html_().startswith('<div class="bk">')  # the notebook view
     assert page.count('<img src="data:image/png;base64,') == 1
     text = _flat(cmp.to_text(width=100_000))
     flat_page = _flat(re.sub(r"<[^>]+>", " ", page)).replace("&amp;", "&")

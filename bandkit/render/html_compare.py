@@ -4,7 +4,7 @@ ratios with their confidence intervals."""
 from __future__ import annotations
 
 from .html_kit import _CSP, _wrap, error_html, esc, figure_html, new_figure, table_html
-from .text_runners import COMPARE_METHOD_SHORT, compare_notes, compare_rows, compare_summary
+from .text_runners import compare_notes, compare_rows, compare_summary
 
 
 def compare_fragment(cmp, plots: bool = True) -> str:
@@ -41,5 +41,3 @@ def compare_html(cmp) -> str:
             f"<title>bandkit compare — {esc(cmp.label_a)} vs {esc(cmp.label_b)}</title></head>"
             f"<body style=\"margin:0;background:#fff\">{compare_fragment(cmp)}</body></html>\n")
 
-
-__all__ = ["compare_html", "compare_fragment", "COMPARE_METHOD_SHORT"]
