@@ -9,7 +9,7 @@ from ._version import __version__
 from .errors import BandkitError, InputError, UsageError
 from .limits import Limits
 from .trace import Trace, TraceMeta
-from .loaders import load, load_many
+from .loaders import load, load_all, load_many, load_one
 from .analyze import Report, analyze, report
 from .section import AnalysisOptions
 
@@ -52,6 +52,8 @@ __all__ = [
     "TraceMeta",
     "load",
     "load_many",
+    "load_one",
+    "load_all",
     "analyze",
     "report",
     "Report",

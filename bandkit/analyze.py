@@ -31,6 +31,10 @@ class TraceReport(DisplayMixin):
     index: int
     sections: tuple[SectionResult, ...]
 
+    def __repr__(self) -> str:
+        return (f"<TraceReport #{self.index} {self.trace!r}: sections {', '.join(s.name for s in self.sections)}; "
+                f"{_kinds_text(self.findings)}>")
+
     def section(self, name: str) -> SectionResult | None:
         for s in self.sections:
             if s.name == name:
@@ -77,6 +81,11 @@ class Report(DisplayMixin):
             out.extend({"trace": None, "path": None, "section": s.name, **f} for f in s.findings)
         return out
 
+    def __repr__(self) -> str:
+        """Short (the full data: :meth:`to_dict`; the English: :meth:`to_text`)."""
+        cross = f"; across traces: {', '.join(s.name for s in self.cross)}" if self.cross else ""
+        return f"<Report of {len(self.traces)} trace(s){cross}; {_kinds_text(self.findings)}>"
+
     def cross_section(self, name: str) -> SectionResult | None:
         for s in self.cross:
             if s.name == name:
@@ -102,6 +111,19 @@ class Report(DisplayMixin):
 
     def to_html(self) -> str:
         return render(self, "html")
+
+
+def _kinds_text(findings) -> str:
+    """"findings: regression (warning), stable_runs ×3" — kinds and counts, for reprs."""
+    if not findings:
+        return "no findings"
+    counts: dict[tuple[str, str], int] = {}
+    for f in findings:
+        k = (str(f.get("kind")), str(f.get("severity")))
+        counts[k] = counts.get(k, 0) + 1
+    parts = [f"{k} ({sev})" + (f" ×{n}" if n > 1 else "") for (k, sev), n in counts.items()]
+    more = f", … {len(parts) - 8} more kinds" if len(parts) > 8 else ""
+    return "findings: " + ", ".join(parts[:8]) + more
 
 
 def _trace_sections(trace: Trace, options: AnalysisOptions) -> list[Section]:

@@ -47,6 +47,12 @@ class SectionResult:
     findings: Sequence[Mapping[str, Any]] = ()
     series: Series | None = None
 
+    def __repr__(self) -> str:
+        kinds = sorted({str(f.get("kind")) for f in self.findings})
+        return (f"<SectionResult {self.name!r}: fields {', '.join(self.fields)}; "
+                f"{len(self.findings)} finding(s){' (' + ', '.join(kinds) + ')' if kinds else ''}; "
+                f"result {type(self.result).__name__}>")
+
 
 @dataclass(frozen=True)
 class AnalysisOptions:

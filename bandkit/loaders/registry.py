@@ -165,7 +165,9 @@ def load_traces(path_or_file: PathOrFile, format: str | None = None, limits: Lim
 
 def load(path_or_file: PathOrFile, format: str | None = None, limits: Limits | None = None,
          **options: Any) -> Trace | list[Trace]:
-    """Load a trace or result file: one :class:`Trace`, or a list when the input holds several.
+    """Load a trace or result file: one :class:`Trace`, or a list when the input holds several
+    (interactive convenience; scripts should use :func:`load_one` or :func:`load_all`, whose return
+    type does not depend on the file).
 
     ``format``: one of :data:`FORMATS` (auto-detected when None). ``limits``: resource bounds
     (:class:`bandkit.Limits`, e.g. ``Limits(max_input_bytes=8 << 30)`` for a huge ``.gz``). Options
@@ -173,6 +175,25 @@ def load(path_or_file: PathOrFile, format: str | None = None, limits: Limits | N
     """
     traces = load_traces(path_or_file, format=format, limits=limits, **options)
     return traces[0] if len(traces) == 1 else traces
+
+
+def load_one(path_or_file: PathOrFile, format: str | None = None, limits: Limits | None = None,
+             **options: Any) -> Trace:
+    """Load an input that holds exactly one trace (one benchmark, one FTQ thread); UsageError naming
+    the count otherwise (use :func:`load_all` for several). The strict form of :func:`load`."""
+    traces = load_traces(path_or_file, format=format, limits=limits, **options)
+    if len(traces) != 1:
+        from ..errors import UsageError
+
+        name = getattr(path_or_file, "name", path_or_file)
+        raise UsageError(f"{name}: holds {len(traces)} traces, not one; use bandkit.load_all() for a list")
+    return traces[0]
+
+
+def load_all(path_or_file: PathOrFile, format: str | None = None, limits: Limits | None = None,
+             **options: Any) -> list[Trace]:
+    """Load every trace an input holds: always a list (one element for a single trace)."""
+    return load_traces(path_or_file, format=format, limits=limits, **options)
 
 
 def distinct_inputs(paths: Iterable[PathOrFile], format: str | None = None) -> list[PathOrFile]:

@@ -37,8 +37,16 @@ def report_schema() -> dict[str, Any]:
 
 
 def validate_report(report: Any) -> None:
-    """Validate a report dict / Report / JSON text against the schema (raises on any mismatch)."""
-    import jsonschema
+    """Validate a report dict / Report / JSON text against the schema (raises
+    ``jsonschema.ValidationError`` on any mismatch). Needs the ``jsonschema`` package, which a plain
+    install does not bring (the report's own field checks do not need it)."""
+    try:
+        import jsonschema
+    except ImportError:
+        from ..errors import UsageError
+
+        raise UsageError("validate_report needs the 'jsonschema' package (pip install jsonschema); "
+                         "bandkit.schema.report_schema() gives the schema itself") from None
 
     if hasattr(report, "to_dict"):
         report = report.to_dict()
