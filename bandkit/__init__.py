@@ -5,6 +5,10 @@ bands (discrete performance levels), step changes and periodic interference.
 """
 from __future__ import annotations
 
+from . import _numba
+
+_numba.configure_cache()  # before numba is imported: a read-only install caches its kernels per user
+
 from ._version import __version__
 from .errors import BandkitError, InputError, UsageError
 from .limits import Limits

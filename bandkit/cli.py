@@ -224,6 +224,18 @@ def exit_status(report, fail_on: frozenset[str] | None) -> int:
                     for f in report.findings) else 0
 
 
+def _announce_compiles(traces) -> None:
+    """On a terminal: say so when numba compiles (the first report after an install, ~10 s of silence
+    otherwise). The analyses about to run are imported first, so that the estimate counts their kernels."""
+    from ._numba import announce_compiles
+    from .section import SECTIONS, TRACE_SECTIONS, resolve
+
+    for kind in {t.kind for t in traces}:
+        for name in TRACE_SECTIONS.get(kind, ()):
+            resolve(SECTIONS[name].run)
+    announce_compiles(sys.stderr)
+
+
 def _cmd_report(args) -> int:
     from .analyze import analyze
 
@@ -231,6 +243,8 @@ def _cmd_report(args) -> int:
 
     traces = _load_with_progress(args, args.paths)
     params = _history_params(args)
+    if not args.quiet and sys.stderr.isatty():
+        _announce_compiles(traces)
     report = analyze(traces, AnalysisOptions(params=params) if params else None,
                      progress=_progress(args, "analysing", "step"))
     write_output(render(report, args.format, args), args.output, args.paths)
