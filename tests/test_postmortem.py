@@ -218,3 +218,25 @@ def test_one_value_benchmarks_are_too_few_runs():
     d = analyze(traces).to_dict()
     assert {e["verdict"] for e in d["traces"]} == {"too_few_runs"}
     assert d["runner_summary"]["counts"] == {"too_few_runs": 8}
+
+
+def test_suspect_mann_whitney_p_values_equal_scipys():
+    """suspects._mannwhitney_p without scipy.stats' per-call overhead: bit for bit what
+    scipy.stats.mannwhitneyu returns (ties, tiny groups on the exact path, one-run groups)."""
+    from scipy import stats as st
+
+    from bandkit.postmortem.suspects import _mannwhitney_p, _ranks
+
+    rng = np.random.default_rng(11)
+    exact_path = ties = 0
+    for _ in range(1500):
+        n1, n2 = int(rng.integers(1, 30)), int(rng.integers(1, 30))
+        q = rng.choice([0.5, 1.0, 1e-3])
+        x, y = np.round(rng.normal(0, 1, n1) / q) * q, np.round(rng.normal(0.4, 1, n2) / q) * q
+        xy = np.r_[x, y]
+        np.testing.assert_array_equal(_ranks(xy), st.rankdata(xy))
+        tied = len(np.unique(xy)) < len(xy)
+        ties += tied
+        exact_path += (n1 <= 8 or n2 <= 8) and not tied
+        assert _mannwhitney_p(x, y) == st.mannwhitneyu(x, y, alternative="two-sided")[1]
+    assert exact_path > 50 and ties > 500  # both of scipy's paths were compared

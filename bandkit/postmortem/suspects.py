@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from ..metadata import metadata_unit
 
@@ -97,6 +97,26 @@ def _ranks(v: np.ndarray) -> np.ndarray:
     r = np.empty(len(v))
     r[order] = ((starts + ends + 1) / 2.0)[np.cumsum(new) - 1]
     return r
+
+
+def _mannwhitney_p(x: np.ndarray, y: np.ndarray) -> float:
+    """Two-sided Mann-Whitney U p-value with ``scipy.stats.mannwhitneyu``'s defaults (method "auto",
+    continuity correction): its normal approximation with tie correction computed here, bit-equal
+    (tested), without its per-call cost (~1 ms, paid for every reported suspect of 60 benchmarks); the
+    exact distribution (either group <= 8 runs, no ties) is left to scipy."""
+    n1, n2 = len(x), len(y)
+    xy = np.r_[x, y]
+    t = np.unique(xy, return_counts=True)[1]
+    if (n1 <= 8 or n2 <= 8) and not np.any(t > 1):
+        return float(stats.mannwhitneyu(x, y, alternative="two-sided")[1])
+    u1 = float(np.sum(_ranks(xy)[:n1])) - n1 * (n1 + 1) / 2
+    u = max(u1, n1 * n2 - u1)
+    n = n1 + n2
+    tie_term = float(np.sum(t.astype(np.float64) ** 3 - t))
+    sd = math.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.float64(u - n1 * n2 / 2 - 0.5) / np.float64(sd)
+    return float(np.clip(2.0 * special.ndtr(-z), 0.0, 1.0))
 
 
 def _shift(a: np.ndarray, lag: int) -> tuple[np.ndarray, slice]:
@@ -234,7 +254,7 @@ def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: i
             ev = best.evidence
             data = ev.pop("_data", None)
             if data is not None:
-                ev["p_value"] = float(stats.mannwhitneyu(data[0], data[1], alternative="two-sided")[1])
+                ev["p_value"] = _mannwhitney_p(data[0], data[1])
             else:
                 ka, na = ev["affected_with_value"], ev["affected"]
                 kr, nr = ev["reference_with_value"], ev["reference"]
