@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -186,7 +187,13 @@ def metadata_unit(column: str) -> str:
 
 
 def _expand_freq(text: Any) -> dict[str, float]:
-    freqs = parse_cpu_freq(str(text))
+    return _expand_freq_str(str(text))
+
+
+@lru_cache(maxsize=4096)
+def _expand_freq_str(text: str) -> dict[str, float]:
+    """(Memoised: every run of every benchmark of a file usually repeats a few strings; read-only.)"""
+    freqs = parse_cpu_freq(text)
     out = {f"cpu_freq_mhz.cpu{cpu}": mhz for cpu, mhz in sorted(freqs.items())}
     vals = list(freqs.values())
     if vals:
@@ -198,7 +205,12 @@ def _expand_freq(text: Any) -> dict[str, float]:
 
 
 def _expand_temp(text: Any) -> dict[str, float]:
-    temps = parse_cpu_temp(str(text))
+    return _expand_temp_str(str(text))
+
+
+@lru_cache(maxsize=4096)
+def _expand_temp_str(text: str) -> dict[str, float]:
+    temps = parse_cpu_temp(text)
     out = {f"cpu_temp_c.{_slug(k)}": v for k, v in temps.items()}
     if temps:
         out["cpu_temp_c"] = max(temps.values())
@@ -293,7 +305,13 @@ def _categorical(vals: list[str | None]) -> pd.Categorical:
     seen: dict[str, int] = {}
     codes = np.fromiter((-1 if v is None else seen.setdefault(v, len(seen)) for v in vals),
                         dtype=np.int64, count=len(vals))
-    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(pd.Index(list(seen), dtype=object)))
+    return pd.Categorical.from_codes(codes, dtype=_categories(tuple(seen)))
+
+
+@lru_cache(maxsize=1024)
+def _categories(values: tuple[str, ...]) -> pd.CategoricalDtype:
+    """One dtype per set of categories (the same host, flags, ... in every benchmark of a file)."""
+    return pd.CategoricalDtype(pd.Index(list(values), dtype=object))
 
 
 def _is_number(v: Any) -> bool:
