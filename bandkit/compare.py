@@ -41,7 +41,7 @@ from scipy import stats
 from .display import DisplayMixin, render
 from .errors import UsageError
 from ._json import jsonable
-from .postmortem import postmortem, run_table
+from .postmortem import run_table, run_verdict
 from .trace import Trace
 
 NOISY_VERDICTS = ("step", "episode", "bimodal", "bands", "trend")
@@ -218,17 +218,17 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
                 warnings.simplefilter("ignore", RuntimeWarning)
                 p = float(stats.ttest_ind(la, lb, equal_var=False).pvalue)
         sig = bool(p < alpha and (hi < 1 or lo > 1))
-        pa, pb = postmortem(A), postmortem(B)
+        va, vb = run_verdict(A, ra), run_verdict(B, rb)  # (the verdicts only: no suspects ranked)
         reasons = []
-        for side, pm, rt in (("A", pa, ra), ("B", pb, rb)):
-            if pm.verdict in NOISY_VERDICTS:
-                reasons.append(f"{side} {pm.verdict}")
+        for side, verdict, rt in (("A", va, ra), ("B", vb, rb)):
+            if verdict in NOISY_VERDICTS:
+                reasons.append(f"{side} {verdict}")
             cv = float(np.std(rt.means, ddof=1) / np.mean(rt.means)) if len(rt) > 1 else 0.0
             if cv >= 0.10:
                 reasons.append(f"{side} cv {100 * cv:.0f}%")
         out.append(BenchmarkComparison(name, A.meta.value_unit, float(ra.means.mean()), float(rb.means.mean()),
                                        len(ra), len(rb), ratio, lo, hi, p, sig, bool(reasons), tuple(reasons),
-                                       pa.verdict, pb.verdict))
+                                       va, vb))
     ratios = np.array([c.ratio for c in out])
     clean = np.array([c.ratio for c in out if not c.noisy])
     gm, gci = _geomean_ci(ratios, confidence, n_boot, rng)

@@ -240,3 +240,17 @@ def test_suspect_mann_whitney_p_values_equal_scipys():
         exact_path += (n1 <= 8 or n2 <= 8) and not tied
         assert _mannwhitney_p(x, y) == st.mannwhitneyu(x, y, alternative="two-sided")[1]
     assert exact_path > 50 and ties > 500  # both of scipy's paths were compared
+
+
+def test_run_verdict_is_the_post_mortems_verdict(tmp_path):
+    """bandkit compare flags noisy benchmarks by run_verdict (no suspects ranked): the same verdicts."""
+    from bandkit.postmortem import run_verdict
+
+    root = Path(__file__).resolve().parent.parent / "data" / "runners"
+    path = tmp_path / "steps.json"
+    write_pyperf(path, pyperf_step_suite(seed=3))
+    traces = [*bandkit.load_many([root / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz",
+                                  root / "pyperf-tests_telco.json.gz"]), *bandkit.load_many([path])]
+    verdicts = [postmortem(t).verdict for t in traces]
+    assert [run_verdict(t) for t in traces] == verdicts
+    assert len(set(verdicts)) >= 3  # not one verdict everywhere

@@ -23,7 +23,7 @@ from .runs import RunTable, run_table
 from .suspects import Suspect, rank_suspects
 from .summary import CrossSummary, summarize
 
-__all__ = ["postmortem", "summarize", "classify", "run_table", "rank_suspects",
+__all__ = ["postmortem", "run_verdict", "summarize", "classify", "run_table", "rank_suspects",
            "PostMortem", "Step", "Episode", "Gates",
            "RunBand", "Suspect", "CrossSummary", "RunTable", "Classification", "VERDICTS"]
 
@@ -136,6 +136,18 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
                       outliers, warmup, cl.trend, tuple(int(r) for r in runs[affected]), reference,
                       tuple(suspects), float(cl.sigma), slow_runs=tuple(int(r) for r in runs[slow]),
                       metadata=rt.metadata, episodes=tuple(episodes), gate=gate)
+
+
+def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: int = 4,
+                gates: Gates | None = None) -> str:
+    """``postmortem(trace).verdict`` (same defaults) without the rest of the post-mortem (suspects, steps,
+    episodes): what ``bandkit compare`` needs to flag a noisy benchmark. ``rt``: its run table, if at hand."""
+    if trace.meta.extra.get("summary_only", False):
+        return "no_runs"
+    rt = run_table(trace) if rt is None else rt
+    within, tick = _noise_inputs(trace)
+    return classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick,
+                    gates=gates or Gates()).verdict
 
 
 def _noise_inputs(trace: Trace) -> tuple[float | None, float | None]:
