@@ -195,8 +195,8 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     paired_a = {id(A) for _, A, _ in pairs}
     paired_b = {id(B) for _, _, B in pairs}
     for name, A, B in (progress(pairs) if progress is not None else pairs):
-        ra = None if A.meta.extra.get("summary_only") else run_table(A)
-        rb = None if B.meta.extra.get("summary_only") else run_table(B)
+        ra = None if A.meta.extra.get("summary_only") else run_table(A, metadata=False)
+        rb = None if B.meta.extra.get("summary_only") else run_table(B, metadata=False)
         if ra is None or rb is None or len(ra) < min_runs or len(rb) < min_runs:
             res = _compare_stats(name, A, B, ra, rb, alpha)
             if isinstance(res, str):

@@ -254,3 +254,35 @@ def test_run_verdict_is_the_post_mortems_verdict(tmp_path):
     verdicts = [postmortem(t).verdict for t in traces]
     assert [run_verdict(t) for t in traces] == verdicts
     assert len(set(verdicts)) >= 3  # not one verdict everywhere
+
+
+def test_run_metadata_is_the_first_value_of_each_run():
+    """run_table takes a run's first row where a column has no gaps: equal to groupby(...).first()."""
+    from bandkit.postmortem.runs import NON_METADATA, run_table
+
+    root = Path(__file__).resolve().parent.parent / "data" / "runners"
+    files = [p for p in sorted(root.iterdir()) if not p.name.endswith((".md", ".txt"))]
+    traces = []
+    for p in files:
+        try:
+            traces.extend(bandkit.load_many([p]))
+        except bandkit.BandkitError:  # (a file that holds no results, e.g. asv's machine.json)
+            pass
+    holey = pd.DataFrame({"run": [1, 1, 2, 2, 3], "value": [1.0, 2, 3, 4, 5], "host": [None, "a", "b", "b", None],
+                          "temp": [np.nan, 50.0, 51.0, np.nan, np.nan]})
+    traces.append(bandkit.Trace(holey, bandkit.TraceMeta(path="x", format="csv", kind="runner")))
+    gaps = 0
+    for t in traces:
+        df = t.samples
+        if "run" not in df.columns:
+            continue
+        df = df[np.isfinite(df["value"].to_numpy(dtype=np.float64))]
+        cols = [c for c in df.columns if c not in NON_METADATA]
+        if not len(df) or not cols:
+            continue
+        ref = df.groupby("run", sort=True)[cols].first().reset_index(drop=True)
+        if "time" in df.columns:
+            ref = ref.assign(time=df.groupby("run", sort=True)["time"].first().to_numpy(dtype=np.float64))
+        pd.testing.assert_frame_equal(run_table(t).metadata, ref)
+        gaps += int(df[cols].isna().any().any())
+    assert len(traces) > 100 and gaps > 0  # (the hand-made trace has missing values: groupby's path too)
