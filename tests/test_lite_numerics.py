@@ -94,3 +94,16 @@ def test_analysing_an_ftq_trace_does_not_import_scipy_signal_or_stats(tmp_path):
             f"print(sorted(m for m in {HEAVY_OFF_FTQ!r} if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out
+
+
+def test_import_bandkit_imports_no_analysis_library():
+    """``import bandkit`` (and so ``bandkit --version``, a notebook's first cell) pays for pandas only:
+    numba, scipy, scikit-learn and matplotlib wait until an analysis needs them."""
+    import subprocess
+    import sys
+
+    code = ("import sys, bandkit\n"
+            "print(sorted(m for m in ('numba', 'scipy', 'sklearn', 'matplotlib', 'llvmlite', 'tqdm') "
+            "if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
