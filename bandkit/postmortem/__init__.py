@@ -144,7 +144,7 @@ def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: 
     episodes): what ``bandkit compare`` needs to flag a noisy benchmark. ``rt``: its run table, if at hand."""
     if trace.meta.extra.get("summary_only", False):
         return "no_runs"
-    rt = run_table(trace) if rt is None else rt
+    rt = run_table(trace, metadata=False) if rt is None else rt
     within, tick = _noise_inputs(trace)
     return classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick,
                     gates=gates or Gates()).verdict
