@@ -73,8 +73,9 @@ FINDING_KINDS: dict[str, FindingKind] = {k.kind: k for k in (
                 "a line in one trace's spectrum (an alias: the two-rate test says which are real)"),
     FindingKind("level_shift", "changepoints", _BOTH, _T + "text_changepoints:phrase",
                 ("count", "largest_before", "largest_after", "largest_ratio", "largest_time_s", "largest_index",
-                 "value_unit"),
-                "significant step changes of an FTQ trace or series; warning from 5 %", fail_on="step"),
+                 "largest_p_value", "changes_listed", "value_unit"),
+                "a sustained shift of an FTQ trace or series (a new level held >= 10 % of it, q <= 0.01; not band "
+                "switching); warning from 5 %", fail_on="step"),
     FindingKind("step", "postmortem", _WARN, _T + "text_runners:phrase_step",
                 _RUN + ("run", "before", "after", "ratio", "factor", "n_steps"),
                 "the run means step to another level (the largest step)", fail_on="step"),

@@ -1,6 +1,18 @@
 """Speed of exact change-in-mean segmentation: bandkit's FPOP against other Python-usable tools.
 
 Usage: python benchmarks/changepoints_speed.py [--sizes 1e4,1e5,1e6,1e7] [--budget 6] [--repeat 3]
+       python benchmarks/changepoints_speed.py --suite defaults [--sizes ...] [--rounds 5]
+
+``--suite defaults`` (issue 17): ``detect_changepoints(x)`` with its defaults, including the location
+intervals and p-values of the reported changes, against the fastest peers (skchange ``FPOP`` and fastcpd
+``detect_mean``, both given the penalty 2 log n and unit noise SD, i.e. spared the noise estimation) on
+piecewise-constant signals with segments of 500-1500 values (uniform) and jumps of 1-3 SD (random signs),
+Gaussian noise SD 1. The contenders alternate (the order rotates every round), each is timed ``--rounds``
+times per size and the median is kept; a contender whose single call exceeds ``--budget-defaults`` seconds
+runs once at that size and is skipped at larger ones. Printed: median seconds, ratio to the fastest peer,
+changes found, F1 (margin 5) against the truth, load average before and after.
+
+Kernel suite (the default):
 
 Every method minimises the same objective (sum of squared errors + penalty per change,
 penalty = 2 log n, noise SD 1 known, no minimum segment length unless stated), on the same
@@ -48,7 +60,7 @@ def methods():
     out = {
         "bandkit.fpop": lambda y, pen: fpop(y, pen, 1),
         "bandkit.fpop min_size=2": lambda y, pen: fpop(y, pen, 2),
-        "bandkit.detect_changepoints (defaults)": lambda y, pen: detect_changepoints(y).indices,
+        "bandkit.detect_changepoints (defaults)": lambda y, pen: detect_changepoints(y, ci=False).indices,
         "bandkit.pelt (numba)": lambda y, pen: pelt(y, pen, 1),
     }
     try:
@@ -79,8 +91,73 @@ def methods():
     return out
 
 
+def signal_500_1500(n: int, seed: int = 0):
+    """Segments of uniform 500-1500 values, jumps uniform 1-3 SD with random signs, Gaussian noise SD 1."""
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(500, 1501, size=n // 500 + 2)
+    cps = np.cumsum(lens)
+    cps = cps[cps < n]
+    jumps = rng.uniform(1, 3, cps.size) * rng.choice([-1.0, 1.0], cps.size)
+    levels = np.r_[0.0, np.cumsum(jumps)]
+    return np.repeat(levels, np.diff(np.r_[0, cps, n])) + rng.standard_normal(n), cps
+
+
+def defaults_suite(sizes, rounds: int, budget: float) -> int:
+    import os
+    import statistics
+
+    peers = {k: v for k, v in methods().items() if k in ("skchange FPOP", "fastcpd detect_mean")}
+    contenders = {"bandkit detect_changepoints (defaults)": lambda y, pen: detect_changepoints(y).indices, **peers}
+    versions = {}
+    for mod in ("numba", "skchange", "fastcpd"):
+        try:
+            versions[mod] = __import__(mod).__version__
+        except Exception:
+            pass
+    print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cpus, versions {versions}")
+    warm = signal_500_1500(5000, 99)[0]
+    for f in contenders.values():
+        f(warm, 2 * np.log(warm.size))
+    skipped: set[str] = set()
+    names = list(contenders)
+    print(f"{'n':>9s} {'contender':40s} {'median s':>9s} {'runs':>4s} {'/fastest peer':>13s} {'found':>6s} "
+          f"{'truth':>6s} {'F1':>6s}  load")
+    for n in sizes:
+        y, truth = signal_500_1500(n, seed=n)
+        pen = 2 * np.log(n)
+        times: dict[str, list[float]] = {k: [] for k in names}
+        found: dict[str, np.ndarray] = {}
+        load0 = os.getloadavg()[0]
+        for r in range(rounds):
+            order = names[r % len(names):] + names[:r % len(names)]
+            for name in order:
+                if name in skipped or (times[name] and times[name][-1] > budget):
+                    continue
+                t0 = time.perf_counter()
+                cps = np.asarray(contenders[name](y, pen), dtype=np.int64)
+                times[name].append(time.perf_counter() - t0)
+                found[name] = cps
+        load1 = os.getloadavg()[0]
+        peers = [statistics.median(times[k]) for k in names if k != names[0] and times[k]]
+        best = min(peers) if peers else float("nan")
+        for name in names:
+            if not times[name]:
+                print(f"{n:9d} {name:40s}   skipped (over budget at a smaller size)")
+                continue
+            med = statistics.median(times[name])
+            f1 = f_measure({"truth": truth.tolist()}, found[name].tolist()) if n <= 10**6 else float("nan")
+            print(f"{n:9d} {name:40s} {med:9.4f} {len(times[name]):4d} {med / best:13.2f} {found[name].size:6d} "
+                  f"{truth.size:6d} {f1:6.3f}  {load0:.1f}->{load1:.1f}", flush=True)
+            if med > budget:
+                skipped.add(name)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--suite", default="kernels", choices=["kernels", "defaults"])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--budget-defaults", type=float, default=30.0)
     ap.add_argument("--sizes", default="1e4,1e5,1e6,1e7")
     ap.add_argument("--budget", type=float, default=6.0)
     ap.add_argument("--max-predicted", type=float, default=60.0)
@@ -91,6 +168,8 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", default="sparse,dense")
     a = ap.parse_args(argv)
     sizes = [int(float(s)) for s in a.sizes.split(",")]
+    if a.suite == "defaults":
+        return defaults_suite(sizes, a.rounds, a.budget_defaults)
     ms = methods()
     if a.methods:
         keep = set(a.methods.split(","))

@@ -1,63 +1,29 @@
-"""Automatic penalty: an information criterion on data standardised by a robust noise scale.
+"""Penalty of the search, per change, in units of the noise variance of the standardised search series.
 
-The L2 cost of a segment is the Gaussian negative log-likelihood (times 2, in units of the
-noise variance) once the data are divided by the noise SD, so standard criteria apply per
-change: ``"bic"`` = 2 log n (location and level), ``"mbic"`` = 3 log n (Zhang & Siegmund's
-modified BIC, the R ``changepoint`` default; its small segment-length term is left out).
-``"auto"`` = MBIC with a noise scale that accounts for autocorrelation (long-run SD, see
-:func:`noise_scale`): positively correlated noise wanders like small steps, and an i.i.d.
-scale would read those as changes.
+The L2 cost of a segment is the Gaussian negative log-likelihood (times 2) once the data are divided by the
+noise SD, so standard criteria apply: ``"bic"`` = 2 log n (location and level), ``"mbic"`` = 3 log n (Zhang &
+Siegmund's modified BIC, the R ``changepoint`` default; its small segment-length term is left out). With these
+(or a number) the search result is the classical penalised segmentation on a white-noise scale.
+
+``"auto"``: the search only proposes candidates, with the low penalty log n on the long-run noise scale; which
+of them are reported is decided by their significance (:mod:`.significance`), so the penalty does not have
+to carry the false-alarm control and dense changes are not lost to it.
 """
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from ..robust import robust_sd
 
 PENALTIES = ("auto", "bic", "mbic")
 
 
-def diff_scale(y: np.ndarray) -> float:
-    """Noise SD from first differences: 1.4826 * MAD(diff(y)) / sqrt(2).
-
-    Insensitive to level changes (each moves one difference) and to outliers; for white noise
-    it estimates the noise SD. Falls back to the SD of the differences, then to 1.0.
-    """
-    y = np.asarray(y, dtype=np.float64)
-    if y.size < 3:
-        return 1.0
-    d = np.diff(y)
-    s = robust_sd(d) / np.sqrt(2.0)
-    if not s > 0:
-        s = np.std(d) / np.sqrt(2.0)
-    return float(s) if s > 0 else 1.0
-
-
-def robust_lag1(resid: np.ndarray) -> float:
-    """Robust lag-1 autocorrelation of residuals (Gnanadesikan-Kettenring with MAD scales),
-    clipped to [0, 0.95] (negative correlation is ignored: it only makes the test conservative)."""
-    r = np.asarray(resid, dtype=np.float64)
-    if r.size < 10:
-        return 0.0
-    a, b = r[:-1], r[1:]
-    s_plus = np.median(np.abs((a + b) - np.median(a + b)))
-    s_minus = np.median(np.abs((a - b) - np.median(a - b)))
-    if s_plus + s_minus <= 0:
-        return 0.0
-    rho = (s_plus**2 - s_minus**2) / (s_plus**2 + s_minus**2)
-    return float(np.clip(rho, 0.0, 0.95))
-
-
-def long_run_factor(rho: float) -> float:
-    """SD inflation sqrt((1 + rho) / (1 - rho)) of a mean under AR(1) noise with lag-1 corr rho."""
-    return float(np.sqrt((1.0 + rho) / (1.0 - rho)))
-
-
 def criterion_penalty(rule: str, n: int) -> float:
-    """Penalty per change (in noise-variance units) for ``rule`` in ("bic", "mbic", "auto")."""
-    n = max(int(n), 2)
+    """Penalty per change for ``rule`` in ("auto", "bic", "mbic")."""
+    ln = math.log(max(int(n), 2))
+    if rule == "auto":
+        return ln
     if rule == "bic":
-        return 2.0 * np.log(n)
-    if rule in ("mbic", "auto"):
-        return 3.0 * np.log(n)
+        return 2.0 * ln
+    if rule == "mbic":
+        return 3.0 * ln
     raise ValueError(f"unknown penalty rule {rule!r}; use one of {PENALTIES} or a number")

@@ -6,14 +6,21 @@ a fraction of a second; "series" traces are analysed value by value (blocks only
 ``max_points``). Runner traces are handled by the runner section (it calls
 :func:`bandkit.detect_changepoints` per benchmark), so this section skips them.
 
-Reported changes must be significant (``p_value < alpha``) and large enough
-(``|ratio - 1| >= min_relative``); the others are counted as suppressed. ``before``/``after`` are
-the levels of the segments adjacent in the full segmentation.
+Reported changes must be significant (``q_value <= alpha``, see :mod:`.significance`) and large enough
+(``|ratio - 1| >= min_relative``); the other changes of the search are counted as suppressed.
+``before``/``after`` are the levels of the adjacent significant segments.
+
+A ``level_shift`` finding needs a *sustained* shift (:func:`sustained_shifts`), not band switching: a change
+counts when it enters a level not seen before in the series (``min_relative`` from every earlier level) and the
+series stays away from the level it left for at least ``min_hold`` of its length (10 %). When an FTQ trace
+switches between performance levels (bands, reported by the bands section), its block means move with the
+share of time spent in each band: those changes are significant and listed (``sustained`` false), but they
+return to earlier levels and make no finding; a degraded stretch of the run (a new level, lasting seconds)
+does, at its start.
 
 Options (``options.for_section("changepoints")``): ``block_s`` (0.01), ``max_points`` (100000),
-``alpha`` (0.001), ``min_relative`` (0.02), and keyword arguments of
-:func:`bandkit.detect_changepoints` (``cost``, ``penalty``, ``min_size``, ``confidence``,
-``n_boot``, ``seed``).
+``alpha`` (0.01), ``min_relative`` (0.02), ``min_hold`` (0.1), and keyword arguments of
+:func:`bandkit.detect_changepoints` (``cost``, ``penalty``, ``min_size``, ``confidence``, ``wander``).
 """
 from __future__ import annotations
 
@@ -24,8 +31,8 @@ import numpy as np
 from ..errors import UsageError
 from .api import detect_changepoints
 
-DEFAULTS = {"block_s": 0.01, "max_points": 100_000, "alpha": 0.001, "min_relative": 0.02}
-_DETECT_KEYS = ("cost", "penalty", "min_size", "confidence", "n_boot", "seed", "max_window")
+DEFAULTS = {"block_s": 0.01, "max_points": 100_000, "alpha": 0.01, "min_relative": 0.02, "min_hold": 0.1}
+_DETECT_KEYS = ("cost", "penalty", "alpha", "min_size", "confidence", "wander")
 MAX_SEGMENTS_LISTED = 50
 
 
@@ -76,11 +83,36 @@ def analyse_trace(trace, **params):
     return res, block, x, xt
 
 
+def sustained_shifts(levels, lengths, min_relative: float, min_hold: float) -> list[bool]:
+    """For each change between consecutive segments (``levels``, ``lengths`` of the segments): is it a sustained
+    shift? It must enter a new level (at least ``min_relative`` away from every earlier segment's level) and stay
+    away from the level it left (``min_relative``) for at least ``min_hold`` of the series. Switching between
+    recurring levels (bands) never enters a new level; an episode counts at its start, not at its return."""
+    lv = np.asarray(levels, dtype=np.float64)
+    ln = np.asarray(lengths, dtype=np.float64)
+    k = lv.size
+    total = ln.sum()
+
+    def near(a, b):
+        return abs(a - b) < min_relative * max(abs(a), abs(b), 1e-300)
+
+    out = []
+    for j in range(1, k):
+        new = not any(near(lv[j], lv[i]) for i in range(j))
+        held = 0.0
+        for m in range(j, k):
+            if near(lv[m], lv[j - 1]):
+                break
+            held += ln[m]
+        out.append(bool(new and held >= min_hold * total))
+    return out
+
+
 def section(trace, options):
-    """Step changes of one trace: JSON fields ``changepoints`` (list of {index, time_s, before,
-    after, ratio, ci_low, ci_high, ci_time_low, ci_time_high, p_value, effect}; indices in the
-    trace's sample numbering, i.e. without catch-up rows) and ``changepoint_analysis`` (how:
-    block, cost, penalty, counts, segments); a ``level_shift`` finding when changes are reported."""
+    """Step changes of one trace: JSON fields ``changepoints`` (list of {index, time_s, before, after, ratio,
+    ci_low, ci_high, ci_time_low, ci_time_high, p_value, q_value, effect, sustained}; indices in the trace's
+    sample numbering, i.e. without catch-up rows) and ``changepoint_analysis`` (how: block, cost and why,
+    noise model, penalty, counts, segments); a ``level_shift`` finding when a sustained shift is reported."""
     from ..section import SectionResult, Series
 
     if trace.kind == "runner":
@@ -93,13 +125,10 @@ def section(trace, options):
         res, block, x, xt = analyse_trace(trace, **p)
     except UsageError:
         return None
-    kept, suppressed = [], 0
-    for c in res.changepoints:
-        rel = abs(c.ratio - 1.0) if c.ratio is not None else math.inf
-        if c.p_value < p["alpha"] and rel >= p["min_relative"]:
-            kept.append(c)
-        else:
-            suppressed += 1
+    kept = [c for c in res.changepoints if c.ratio is None or abs(c.ratio - 1.0) >= p["min_relative"]]
+    levels = [res.segments[0].level] + [c.after for c in kept] if kept else []
+    lengths = np.diff(np.r_[0, [c.index for c in kept], res.n]) if kept else []
+    sustained = sustained_shifts(levels, lengths, p["min_relative"], p["min_hold"]) if kept else []
     n_total = trace.values.size
 
     def q(i):  # block index -> first quantum index
@@ -108,8 +137,9 @@ def section(trace, options):
     cps = [{
         "index": q(c.index), "time_s": c.time_s, "before": c.before, "after": c.after, "ratio": c.ratio,
         "ci_low": q(c.ci_low), "ci_high": q(c.ci_high), "ci_time_low": c.ci_time_low,
-        "ci_time_high": c.ci_time_high, "ci_level": c.ci_level, "p_value": c.p_value, "effect": c.effect,
-    } for c in kept]
+        "ci_time_high": c.ci_time_high, "ci_level": c.ci_level, "p_value": c.p_value, "q_value": c.q_value,
+        "effect": c.effect, "sustained": sus,
+    } for c, sus in zip(kept, sustained)]
     segs = [{"start": q(s.start), "end": int(min(s.end * block, n_total)), "level": s.level,
              "start_time": s.start_time, "end_time": s.end_time} for s in res.segments[:MAX_SEGMENTS_LISTED]]
     fields = {
@@ -117,21 +147,25 @@ def section(trace, options):
         "changepoint_analysis": {
             "values": "block_means" if block > 1 else "samples", "block": block,
             "block_s": (block / trace.meta.sampling_hz) if trace.meta.sampling_hz else None,
-            "n_points": int(x.size), "cost": res.cost, "penalty_rule": res.penalty_rule,
-            "penalty": res.penalty, "noise_scale": res.noise_scale, "rho": res.info.get("rho"),
+            "n_points": int(x.size), "cost": res.cost, "cost_choice": res.info.get("cost_choice"),
+            "penalty_rule": res.penalty_rule, "penalty": res.penalty, "noise_scale": res.noise_scale,
+            "rho": res.info.get("rho"), "noise_model": (res.info.get("noise") or {}).get("model"),
             "min_size": res.min_size, "alpha": p["alpha"], "min_relative": p["min_relative"],
-            "n_detected": len(res.changepoints), "n_reported": len(kept), "n_suppressed": suppressed,
+            "min_hold": p["min_hold"], "n_detected": len(res.candidates), "n_reported": len(kept),
+            "n_suppressed": len(res.candidates) - len(kept), "n_sustained": int(sum(sustained)),
             "segments": segs, "segments_total": len(res.segments),
         },
     }
     findings = []
-    if kept:
-        big = max(kept, key=lambda c: abs((c.ratio or 1.0) - 1.0))
+    shifts = [c for c, sus in zip(kept, sustained) if sus]
+    if shifts:
+        big = max(shifts, key=lambda c: abs((c.ratio or 1.0) - 1.0))
         findings.append({
             "kind": "level_shift",
             "severity": "warning" if abs((big.ratio or 1.0) - 1.0) >= 0.05 else "info",
-            "count": len(kept), "largest_before": big.before, "largest_after": big.after,
+            "count": len(shifts), "largest_before": big.before, "largest_after": big.after,
             "largest_ratio": big.ratio, "largest_time_s": big.time_s, "largest_index": q(big.index),
+            "largest_p_value": big.p_value, "changes_listed": len(kept),
             "value_unit": trace.meta.value_unit,
         })
     from .result import _clean

@@ -48,7 +48,7 @@ def plot_changepoints(values, result=None, *, times=None, ax=None, show_ci: bool
         ax.hlines(s.level, x0, x1, color="tab:red", lw=2, label="segment level" if k == 0 else None)
     for k, c in enumerate(result.changepoints):
         ax.axvline(x[c.index], color="tab:blue", ls="--", lw=1, label="change point" if k == 0 else None)
-        if show_ci and c.ci_high > c.ci_low:
+        if show_ci and c.ci_low is not None and c.ci_high > c.ci_low:
             ax.axvspan(x[c.ci_low], x[c.ci_high], color="tab:blue", alpha=0.15,
                        label=f"{100 * c.ci_level:g} % interval" if k == 0 else None)
     ax.set_xlabel("time (s)" if times is not None else "index")

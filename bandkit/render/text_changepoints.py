@@ -22,9 +22,14 @@ def render(section) -> list[str]:
     cps = f.get("changepoints") or []
     what = (f"{fmt_time(info['block_s'])} block means" if info.get("values") == "block_means" and info.get("block_s")
             else ("block means" if info.get("values") == "block_means" else "values"))
-    out = [f"  step changes: {len(cps)} shown of {info.get('n_detected', 0)} detected "
-           f"(p < {info.get('alpha')} and ≥ {100 * info.get('min_relative', 0):g} %)",
+    held = [c for c in cps if c.get("sustained", True)]
+    back = len(cps) - len(held)
+    out = [f"  step changes: {len(held)} sustained of {len(cps)} significant (q ≤ {info.get('alpha')}, "
+           f"≥ {100 * info.get('min_relative', 0):g} %; {info.get('n_detected', 0)} candidates)",
            f"    on {info.get('n_points', 0):,} {what}; {info.get('cost')} cost, {info.get('penalty_rule')} penalty"]
+    if back:
+        out.append(f"    {back} change{'s' if back != 1 else ''} back to earlier levels (band switching or episodes)")
+    cps = held
     if not cps:
         return out
     rows = []

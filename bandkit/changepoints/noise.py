@@ -1,0 +1,162 @@
+"""The noise model of the change-point detector, estimated once in O(n) (no segmentation for stationary data).
+
+Short-range part (an AR(1) model, robust to steps and outliers): the Huber-type scales (:func:`robust.m_scale`)
+of the lag-1 and lag-2 differences give the variogram v(1), v(2); for AR(1) noise v(1) = g0 (1 - rho) and
+v(2) = g0 (1 - rho^2), so ``rho = v(2) / v(1) - 1`` (clipped to [0, 0.9]), the marginal SD ``sqrt(g0)`` and the
+long-run SD ``sigma_lr = sqrt(g0 (1 + rho) / (1 - rho))``, the SD that governs a mean of many values. A level
+change moves one difference of each lag (two at lag 2), so even a change every 20 values leaves these scales
+almost untouched: the scale neither collapses nor explodes on dense changes. Long series use 65,536 evenly
+spaced differences per lag. On quantised data the scales are tie-aware.
+
+Unit-root branch: when the short lags look like a random walk or a smooth trend (``rho`` at its cap, i.e. v(2)
+>= 1.9 v(1)) a long-run SD from two lags is meaningless. The scale then comes from the residuals of a
+segmentation, iterated (segment at the current scale with penalty 3 log n, take the residuals from the segment
+medians, their robust lag-1 autocorrelation rho_r <= 0.95, sigma = max(difference scale, MAD-scale of the
+residuals x sqrt((1 + rho_r) / (1 - rho_r)))), started from the marginal MAD: a trending series keeps a
+large scale and only its clear level changes. (This was the previous default for every series; restricted
+to trend-like series it no longer hurts dense changes.)
+
+Slow wander: a 1/f component cannot be told from a slow succession of small steps by any statistic of one
+series, so the model carries an explicit allowance: ``wander`` = the SD of a 1/f ("pink") component, as a
+fraction of the noise SD, that the significance test must tolerate. Its variance at every scale is
+``kappa = 3 wander^2 / (ln(n / 2) + 0.58)`` in marginal-variance units (measured on generated 1/f noise of
+unit SD over n values: the variance of a difference of adjacent means is flat in the window length), added to
+the variance of every difference of segment means.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import robust as _r
+
+RHO_MAX = 0.9  # AR(1) coefficients beyond this are treated as a unit root (see the module docstring)
+RHO_RESID_MAX = 0.95
+WANDER = 0.3  # default allowance for 1/f wander, as a fraction of the noise SD
+
+
+@dataclass(frozen=True)
+class NoiseModel:
+    """Noise of the search series, in value units (robust cost: of the winsorised values).
+
+    ``sigma``: short-range SD (lag-1 differences / sqrt 2); ``rho``: AR(1) coefficient; ``sigma_marg``: marginal
+    SD; ``sigma_lr``: long-run SD, the unit of the test statistics; ``tick``: clock tick of quantised values (0:
+    continuous); ``wander``: 1/f allowance (fraction of the noise SD) and ``kappa`` its variance per difference
+    of segment means in ``sigma_lr^2`` units; ``model``: "ar1", "unit_root" (scale from segmentation residuals,
+    ``rho_resid`` their lag-1 autocorrelation), "white" (explicit penalty: the short-range SD is used) or
+    "degenerate" (constant data: unit scale)."""
+
+    sigma: float
+    rho: float
+    sigma_marg: float
+    sigma_lr: float
+    tick: float = 0.0
+    wander: float = 0.0
+    kappa: float = 0.0
+    model: str = "ar1"
+    rho_resid: float | None = None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def wander_kappa(wander: float, n: int) -> float:
+    """Variance of a difference of adjacent means of 1/f noise with SD ``wander`` over ``n`` values (see the
+    module docstring), in units of the noise variance."""
+    if wander <= 0 or n < 8:
+        return 0.0
+    return 3.0 * wander * wander / (math.log(n / 2.0) + 0.58)
+
+
+def _variogram(x: np.ndarray, tick: float) -> tuple[float, float]:
+    stride = _r.stride_for(x.size)
+    d1 = _r.lag_diffs(x, 1, stride)
+    d2 = _r.lag_diffs(x, 2, stride)
+    s1 = _r.m_scale(d1, tick)
+    s2 = _r.m_scale(d2, tick) if d2.size else s1
+    if not s1 > 0:  # more than half the differences are 0 and no grid: use the classical SD
+        s1 = float(np.std(d1)) if d1.size else 0.0
+        s2 = max(s2, float(np.std(d2)) if d2.size else 0.0)
+    return s1 * s1 / 2.0, s2 * s2 / 2.0
+
+
+def short_range(x: np.ndarray, tick: float = 0.0, rho_from: np.ndarray | None = None) -> NoiseModel:
+    """AR(1) noise model of ``x`` from its lag-1 / lag-2 variogram (module docstring). ``rho_from``: estimate
+    rho on this series instead (the raw values, when ``x`` is winsorised: winsorising around a running median
+    changes the short-lag correlation but not the long-run behaviour)."""
+    v1, v2 = _variogram(x, tick)
+    if not v1 > 0:
+        return NoiseModel(1.0, 0.0, 1.0, 1.0, tick, model="degenerate")
+    if rho_from is not None:
+        w1, w2 = _variogram(rho_from, tick)
+        ratio = w2 / w1 if w1 > 0 else 1.0
+    else:
+        ratio = v2 / v1
+    rho = float(min(max(ratio - 1.0, 0.0), RHO_MAX))
+    g0 = v1 / (1.0 - rho)
+    return NoiseModel(math.sqrt(v1), rho, math.sqrt(g0), math.sqrt(g0 * (1.0 + rho) / (1.0 - rho)), tick)
+
+
+def robust_lag1(resid: np.ndarray) -> float:
+    """Robust lag-1 autocorrelation (Gnanadesikan-Kettenring with MAD scales), clipped to [0, 0.95]."""
+    r = np.asarray(resid, dtype=np.float64)
+    if r.size < 10:
+        return 0.0
+    a, b = r[:-1], r[1:]
+    s_plus = _r.robust_sd(a + b)
+    s_minus = _r.robust_sd(a - b)
+    if s_plus + s_minus <= 0:
+        return 0.0
+    rho = (s_plus**2 - s_minus**2) / (s_plus**2 + s_minus**2)
+    return float(np.clip(rho, 0.0, RHO_RESID_MAX))
+
+
+def _segment_residuals(x: np.ndarray, cps: np.ndarray) -> np.ndarray:
+    bounds = np.r_[0, cps, x.size].astype(np.int64)
+    med, _ = _r.segment_medians(x, bounds)
+    return x - np.repeat(med, np.diff(bounds))
+
+
+def unit_root_scale(x: np.ndarray, sigma: float, min_size: int, n_iter: int = 3) -> tuple[float, float]:
+    """(sigma, rho_r) of the unit-root branch (module docstring): residual long-run SD at the fixed point of
+    segmentation (penalty 3 log n) and noise estimation, started from the marginal MAD."""
+    from .fpop import fpop
+
+    n = x.size
+    pen = 3.0 * math.log(max(n, 2))
+    s = max(_r.robust_sd(x), sigma)
+    rho = 0.0
+    if not s > 0:
+        return sigma, 0.0
+    for _ in range(n_iter):
+        resid = _segment_residuals(x, fpop(x / s, pen, min_size))
+        rho = robust_lag1(resid)
+        s_new = max(sigma, _r.robust_sd(resid) * math.sqrt((1.0 + rho) / (1.0 - rho)))
+        done = abs(s_new - s) <= 1e-3 * s
+        s = s_new
+        if done:
+            break
+    return float(s), float(rho)
+
+
+def estimate(x: np.ndarray, *, tick: float = 0.0, raw: np.ndarray | None = None, min_size: int = 2,
+             wander: float = WANDER) -> NoiseModel:
+    """Noise model of the search series ``x`` (``raw``: the values before winsorising, for rho)."""
+    nm = short_range(x, tick, rho_from=raw)
+    if nm.model == "degenerate":
+        return nm
+    if nm.rho >= RHO_MAX:
+        s, rho_r = unit_root_scale(x, nm.sigma, min_size)
+        nm = NoiseModel(nm.sigma, nm.rho, s, s, tick, model="unit_root", rho_resid=rho_r)
+    kappa = wander_kappa(wander, x.size) * min(1.0, (nm.sigma_marg / nm.sigma_lr) ** 2)
+    return NoiseModel(nm.sigma, nm.rho, nm.sigma_marg, nm.sigma_lr, tick, float(wander), kappa, nm.model,
+                      nm.rho_resid)
+
+
+def white(x: np.ndarray, tick: float = 0.0) -> NoiseModel:
+    """White-noise model (explicit penalties): the short-range SD as the unit, no autocorrelation."""
+    v1, _ = _variogram(x, tick)
+    s = math.sqrt(v1) if v1 > 0 else 1.0
+    return NoiseModel(s, 0.0, s, s, tick, model="white" if v1 > 0 else "degenerate")

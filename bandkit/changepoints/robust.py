@@ -1,0 +1,323 @@
+"""Robust O(n) building blocks of the change-point detector, compiled with numba.
+
+* :func:`clock_tick` — the grid step of quantised data (values on a clock tick), 0 for continuous data.
+* :func:`robust_sd` — 1.4826 x MAD, tie-aware: on quantised data the median of the absolute deviations is
+  interpolated inside its grid cell (grouped-data median), so it does not collapse to 0 when most values repeat.
+* :func:`m_scale` — one-step winsorised (Huber) standard deviation started from :func:`robust_sd`: bounded
+  influence like the MAD, but ~90 % efficient for Gaussian data instead of 37 % (it matters at 20 points).
+* :func:`running_median` — running median over ``width`` values with truncated windows at the ends (an end
+  value is not its own neighbour, so a spike at the first or last value is still an outlier).
+* :func:`segment_stats` — mean, SD, median and 1.4826 x MAD of every segment in one call (quickselect, O(n) total).
+
+Large inputs are subsampled where a scale is all that is wanted (:func:`stride_for`): 65,536 evenly spaced
+first differences estimate a noise scale to ~0.5 %, so the noise model stays O(n) in memory traffic and cheap.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..robust import MAD_TO_SD  # 1 / Phi^-1(3/4) (one home for the constant)
+
+HUBER_C = 2.5  # winsorising bound of the M-scale, in robust SDs
+_E_WINSOR = 0.9775634  # E[min(Z^2, 2.5^2)] for Z ~ N(0, 1): consistency of the M-scale
+SUBSAMPLE = 65536  # differences used for a noise scale on long series
+
+
+def stride_for(n: int, target: int = SUBSAMPLE) -> int:
+    """Stride giving about ``target`` evenly spaced samples of ``n`` (1 when n <= 2 target)."""
+    return 1 if n <= 2 * target else n // target
+
+
+@njit(cache=True, nogil=True)
+def _select(a, k):
+    """k-th smallest of ``a`` (0-based), partially reordering ``a`` in place (quickselect, median of 3)."""
+    lo = 0
+    hi = a.shape[0] - 1
+    while hi > lo:
+        mid = (lo + hi) >> 1
+        # median of three as pivot
+        if a[mid] < a[lo]:
+            a[mid], a[lo] = a[lo], a[mid]
+        if a[hi] < a[lo]:
+            a[hi], a[lo] = a[lo], a[hi]
+        if a[hi] < a[mid]:
+            a[hi], a[mid] = a[mid], a[hi]
+        p = a[mid]
+        i = lo
+        j = hi
+        while i <= j:
+            while a[i] < p:
+                i += 1
+            while a[j] > p:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return a[k]
+    return a[k]
+
+
+@njit(cache=True, nogil=True)
+def _median_inplace(a):
+    """Median of ``a`` (reorders ``a``); the mean of the two middle values for an even count."""
+    m = a.shape[0]
+    if m == 0:
+        return np.nan
+    h = m // 2
+    hi = _select(a, h)
+    if m % 2 == 1:
+        return hi
+    lo = a[0]
+    for i in range(h):  # after selecting h, a[:h] holds the h smallest values
+        if a[i] > lo:
+            lo = a[i]
+    return 0.5 * (lo + hi)
+
+
+@njit(cache=True, nogil=True)
+def _robust_sd(d, tick):
+    """(1.4826 MAD, median) of ``d``; on a grid of step ``tick`` > 0 the MAD is interpolated in its cell."""
+    m = d.shape[0]
+    if m == 0:
+        return 0.0, 0.0
+    w = d.copy()
+    med = _median_inplace(w)
+    if tick > 0.0:
+        med = np.rint(med / tick) * tick
+    for i in range(m):
+        w[i] = abs(d[i] - med)
+    if tick <= 0.0:
+        return MAD_TO_SD * _median_inplace(w), med
+    # grouped-data median of |d - med| on cells [0, tick/2), [(k - 1/2) tick, (k + 1/2) tick), ...
+    kmax = 0
+    for i in range(m):
+        q = int(np.rint(w[i] / tick))
+        if q > kmax:
+            kmax = q
+    kmax = min(kmax, 1 << 20)
+    cnt = np.zeros(kmax + 1, dtype=np.int64)
+    for i in range(m):
+        q = min(int(np.rint(w[i] / tick)), kmax)
+        cnt[q] += 1
+    half = 0.5 * m
+    below = 0
+    k = 0
+    while k < kmax and below + cnt[k] < half:
+        below += cnt[k]
+        k += 1
+    lower = 0.0 if k == 0 else k - 0.5
+    width = 0.5 if k == 0 else 1.0
+    return MAD_TO_SD * (lower + (half - below) / cnt[k] * width) * tick, med
+
+
+@njit(cache=True, nogil=True)
+def _m_scale(d, tick):
+    """One-step winsorised SD of ``d`` around its median, started from the MAD (see module docstring)."""
+    s0, med = _robust_sd(d, tick)
+    m = d.shape[0]
+    if not s0 > 0.0:
+        return s0
+    acc = 0.0
+    c2 = HUBER_C * HUBER_C
+    for i in range(m):
+        u = (d[i] - med) / s0
+        u = u * u
+        acc += u if u < c2 else c2
+    return s0 * math.sqrt(acc / m / _E_WINSOR)
+
+
+def robust_sd(d, tick: float = 0.0) -> float:
+    """1.4826 x MAD of ``d`` around its median (tie-aware on a grid of step ``tick``; see module docstring)."""
+    d = np.ascontiguousarray(d, dtype=np.float64)
+    return float(_robust_sd(d, float(tick))[0])
+
+
+def m_scale(d, tick: float = 0.0) -> float:
+    """Huber-type (one-step winsorised) SD of ``d`` (see module docstring)."""
+    d = np.ascontiguousarray(d, dtype=np.float64)
+    return float(_m_scale(d, float(tick)))
+
+
+@njit(cache=True, nogil=True)
+def _lag_diffs(x, lag, stride):
+    """x[i + lag] - x[i] for i = 0, stride, 2 stride, ... (as many as fit)."""
+    n = x.shape[0]
+    if n <= lag:
+        return np.zeros(0)
+    m = (n - lag - 1) // stride + 1
+    out = np.empty(m)
+    for j in range(m):
+        i = j * stride
+        out[j] = x[i + lag] - x[i]
+    return out
+
+
+def lag_diffs(x: np.ndarray, lag: int, stride: int = 1) -> np.ndarray:
+    """Differences at ``lag`` sampled every ``stride`` values."""
+    return _lag_diffs(np.ascontiguousarray(x, dtype=np.float64), int(lag), int(stride))
+
+
+@njit(cache=True, nogil=True)
+def _clock_tick(x, stride):
+    """Smallest positive |first difference| when >= 5 % of the sampled differences are exactly 0 and the
+    non-zero ones are multiples of it (else 0.0: continuous data)."""
+    n = x.shape[0]
+    if n < 3:
+        return 0.0
+    zeros = 0
+    total = 0
+    t = np.inf
+    for i in range(0, n - 1, stride):
+        d = abs(x[i + 1] - x[i])
+        total += 1
+        if d == 0.0:
+            zeros += 1
+        elif d < t:
+            t = d
+    if zeros < 0.05 * total or not np.isfinite(t):
+        return 0.0
+    bad = 0
+    nz = 0
+    for i in range(0, n - 1, stride):
+        d = abs(x[i + 1] - x[i])
+        if d > 0.0:
+            nz += 1
+            q = d / t
+            if abs(q - np.rint(q)) > 1e-6 * max(q, 1.0):
+                bad += 1
+    return t if bad <= 0.01 * nz else 0.0
+
+
+def clock_tick(x: np.ndarray) -> float:
+    """Grid step of quantised values (e.g. whole milliseconds), 0.0 for continuous data (see module docstring)."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    return float(_clock_tick(x, stride_for(x.size)))
+
+
+@njit(cache=True, nogil=True)
+def _running_median(y, width):
+    """Running median, window ``width`` (odd) centred, truncated at the ends; insertion-sorted window."""
+    n = y.shape[0]
+    out = np.empty(n)
+    if n == 0:
+        return out
+    h = width // 2
+    win = np.empty(width)
+    cnt = 0
+    # window of position i is y[max(0, i-h) : min(n, i+h+1)]
+    right = 0  # next index to insert
+    left = 0  # next index to remove
+    for i in range(n):
+        hi = min(n, i + h + 1)
+        while right < hi:  # insert y[right]
+            v = y[right]
+            j = cnt
+            while j > 0 and win[j - 1] > v:
+                win[j] = win[j - 1]
+                j -= 1
+            win[j] = v
+            cnt += 1
+            right += 1
+        lo = max(0, i - h)
+        while left < lo:  # remove y[left]
+            v = y[left]
+            j = 0
+            while win[j] != v:
+                j += 1
+            for k in range(j, cnt - 1):
+                win[k] = win[k + 1]
+            cnt -= 1
+            left += 1
+        if cnt % 2 == 1:
+            out[i] = win[cnt // 2]
+        else:
+            out[i] = 0.5 * (win[cnt // 2 - 1] + win[cnt // 2])
+    return out
+
+
+def running_median(y: np.ndarray, width: int = 9) -> np.ndarray:
+    """Centred running median over ``width`` (odd) values, windows truncated at the ends."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    width = int(width) | 1
+    return _running_median(y, width)
+
+
+@njit(cache=True, nogil=True)
+def _residuals_at(y, width, stride):
+    """y[i] - running median at i (truncated windows), for i = 0, stride, ... (window sorted per point)."""
+    n = y.shape[0]
+    h = width // 2
+    m = (n - 1) // stride + 1 if n else 0
+    out = np.empty(m)
+    win = np.empty(width)
+    for j in range(m):
+        i = j * stride
+        a = max(0, i - h)
+        b = min(n, i + h + 1)
+        L = b - a
+        for k in range(L):
+            win[k] = y[a + k]
+        med = _median_inplace(win[:L])
+        out[j] = y[i] - med
+    return out
+
+
+def running_median_residuals(y: np.ndarray, width: int = 9, stride: int = 1) -> np.ndarray:
+    """``y`` minus its centred running median (``width`` values, truncated ends), every ``stride`` values."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if stride == 1:
+        return y - running_median(y, width)
+    return _residuals_at(y, int(width) | 1, int(stride))
+
+
+@njit(cache=True, nogil=True)
+def _segment_stats(y, bounds):
+    k = bounds.shape[0] - 1
+    mean = np.empty(k)
+    std = np.empty(k)
+    med = np.empty(k)
+    spread = np.empty(k)
+    for s in range(k):
+        a = bounds[s]
+        b = bounds[s + 1]
+        m = b - a
+        if m <= 0:
+            mean[s] = std[s] = med[s] = spread[s] = np.nan
+            continue
+        acc = 0.0
+        for i in range(a, b):
+            acc += y[i]
+        mu = acc / m
+        acc = 0.0
+        for i in range(a, b):
+            acc += (y[i] - mu) ** 2
+        mean[s] = mu
+        std[s] = math.sqrt(acc / (m - 1)) if m > 1 else 0.0
+        w = y[a:b].copy()
+        md = _median_inplace(w)
+        med[s] = md
+        for i in range(m):
+            w[i] = abs(y[a + i] - md)
+        spread[s] = MAD_TO_SD * _median_inplace(w)
+    return mean, std, med, spread
+
+
+def segment_stats(y: np.ndarray, bounds: np.ndarray):
+    """(mean, SD, median, 1.4826 x MAD) of ``y[bounds[k]:bounds[k+1]]`` for every segment k: one compiled pass
+    with quickselect medians, O(n) in all (no Python loop over segments)."""
+    return _segment_stats(np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(bounds, dtype=np.int64))
+
+
+def segment_medians(y: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Median and 1.4826 x MAD of every segment (see :func:`segment_stats`)."""
+    _, _, med, spread = segment_stats(y, bounds)
+    return med, spread
