@@ -4,14 +4,16 @@ Usage: python benchmarks/changepoints_coverage.py [--reps 200] [--n 600]
 
 Series of n values with 3 changes (positions >= 100 apart, jump sizes fixed per row, in units
 of the noise scale; signs random), noise Gaussian / Student-t(3) / lognormal (right-skewed) /
-Gaussian + 1 % spikes. Defaults of detect_changepoints (cost="auto", penalty="auto",
+Gaussian + 1 % spikes. Defaults of detect_changepoints (cost="auto", penalty="auto", alpha="auto",
 min_size=2, 95 % intervals). Per row: detection rate (a detected change within 10 values of a
 true one), false positives per series (detected changes not matched), median |error| of matched
-locations, and the coverage of the 95 % location interval for matched changes.
+locations, and the coverage of the 95 % location interval for matched changes. Runs against whichever
+``bandkit`` is imported (``PYTHONPATH=../main`` for the previous version).
 """
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import time
 
@@ -28,7 +30,8 @@ def run(n: int, reps: int, jump: float, noise: str, outliers: float = 0.0, seed0
     for r in range(reps):
         s = steps(n, n_changes=3, min_gap=100, jump=(jump, jump), noise_kind=noise, outliers=outliers,
                   seed=seed0 + r)
-        res = detect_changepoints(s.values, seed=r)
+        res = (detect_changepoints(s.values, seed=r) if "seed" in inspect.signature(detect_changepoints).parameters
+               else detect_changepoints(s.values))
         costs[res.cost] = costs.get(res.cost, 0) + 1
         found = list(res.changepoints)
         used = set()

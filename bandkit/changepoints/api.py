@@ -24,7 +24,7 @@ from . import significance as _sig
 from ._eliminate import eliminate
 from .fpop import fpop
 from .result import Candidate, ChangePoint, ChangePointResult, Segment
-from .uncertainty import location_ci
+from .uncertainty import location_cis
 
 DEFAULT_ALPHA = 0.01
 LOCAL_HALO = 10  # values either side of a segment that enter its own noise level (see _eliminate)
@@ -52,12 +52,12 @@ class _Fit:
     choice: _costs.CostChoice
     noise: _noise.NoiseModel
     penalty: float
-    Sz: np.ndarray  # prefix sums of the standardised search series (centred), len n + 1
-    cps: np.ndarray  # candidates, removal order (weakest first)
-    s: np.ndarray  # path strengths, removal order
-    p: np.ndarray
-    q: np.ndarray
-    base: np.ndarray
+    Sz: np.ndarray | None  # prefix sums of the standardised search series (centred), len n + 1
+    cps: np.ndarray | None  # candidates, removal order (weakest first); None: too short to split
+    s: np.ndarray | None  # path strengths, removal order
+    p: np.ndarray | None
+    q: np.ndarray | None
+    zbar: float = 0.0  # mean of base / scale removed from the standardised series
 
 
 def detect_changepoints(values, *, cost: str = "auto", penalty="auto", alpha="auto", min_size: int = 2,
@@ -152,12 +152,14 @@ def _validate(values, times, cost, penalty, alpha, min_size, ci, confidence, wan
 
 def _trivial(y, t, opts) -> ChangePointResult:
     """A series too short to split: one segment, no change."""
-    n = y.size
     cost = "l2" if opts.cost == "auto" else opts.cost
-    segs = _segments(y, np.array([0, n], dtype=np.int64), cost, t) if n else ()
-    return ChangePointResult(n=n, cost=cost, penalty=float("nan"), penalty_rule=opts.rule, noise_scale=float("nan"),
-                             min_size=opts.min_size, changepoints=(), segments=segs,
-                             info={"cost_requested": opts.cost, "n_candidates": 0, "n_reported": 0})
+    fit = _Fit(y, t, opts, cost, _costs.CostChoice(cost, "requested" if opts.cost != "auto" else "light_tails"),
+               _noise.NoiseModel(float("nan"), 0.0, float("nan"), float("nan"), model="degenerate"), float("nan"),
+               None, None, None, None, None)
+    return ChangePointResult(n=y.size, cost=cost, penalty=float("nan"), penalty_rule=opts.rule,
+                             noise_scale=float("nan"), min_size=opts.min_size, changepoints=(),
+                             info={"cost_requested": opts.cost, "n_candidates": 0, "n_reported": 0},
+                             _candidates=(), _fit=fit)
 
 
 def _fit(y: np.ndarray, t, opts: _Options) -> _Fit:
@@ -178,7 +180,8 @@ def _fit(y: np.ndarray, t, opts: _Options) -> _Fit:
         nm = _noise.white(base, tick)
         pen = opts.penalty if opts.rule == "fixed" else _pen.criterion_penalty(opts.rule, n)
     z = base / nm.sigma_lr
-    z = z - z.mean()  # centred prefix sums keep their precision on data far from zero
+    zbar = float(z.mean())
+    z -= zbar  # centred prefix sums keep their precision on data far from zero
     cps = fpop(z, pen, opts.min_size)
     Sz = np.empty(n + 1)
     Sz[0] = 0.0
@@ -189,22 +192,17 @@ def _fit(y: np.ndarray, t, opts: _Options) -> _Fit:
     np.cumsum(np.minimum(np.square(np.diff(z)), 18.0 * v0), out=D2[1:])
     order, stat, short = eliminate(Sz, D2, cps, nm.kappa, v0, LOCAL_HALO)
     s, p, q = _sig.path_values(stat, short, n, cost, opts.min_size)
-    return _Fit(y, t, opts, cost, choice, nm, float(pen), Sz, cps[order], s, p, q, base)
+    return _Fit(y, t, opts, cost, choice, nm, float(pen), Sz, cps[order], s, p, q, float(zbar))
 
 
 def _report(fit: _Fit, alpha: float | None, ci_level: float | None) -> ChangePointResult:
-    """The result at level ``alpha``: reported changes, their segments and intervals, and the full path."""
+    """The result at level ``alpha``: the reported changes with their levels, effect sizes, significance and
+    (if asked) intervals. Segments and candidates are built on first access (:class:`ChangePointResult`)."""
     n = fit.y.size
     keep = np.ones(fit.cps.size, dtype=bool) if alpha is None else fit.q <= alpha
     sel = np.argsort(fit.cps[keep], kind="stable")
     idx = fit.cps[keep][sel]
-    s, p, q = fit.s[keep][sel], fit.p[keep][sel], fit.q[keep][sel]
-    bounds = np.r_[0, idx, n].astype(np.int64)
-    segments = _segments(fit.y, bounds, fit.cost, fit.t)
-    changes = _changes(fit, bounds, segments, s, p, q, ci_level)
-    k = fit.cps.size
-    candidates = tuple(Candidate(int(fit.cps[i]), float(fit.s[i]), float(fit.p[i]), float(fit.q[i]), int(k - i))
-                       for i in range(k - 1, -1, -1))
+    changes = _changes(fit, idx, fit.s[keep][sel], fit.p[keep][sel], fit.q[keep][sel], ci_level)
     nm = fit.noise
     info = {
         "cost_requested": fit.opts.cost,
@@ -212,19 +210,30 @@ def _report(fit: _Fit, alpha: float | None, ci_level: float | None) -> ChangePoi
         "noise": nm.to_dict(),
         "rho": nm.rho,
         "outlier_fraction": fit.choice.outlier_fraction,
-        "n_candidates": int(k),
+        "n_candidates": int(fit.cps.size),
         "n_reported": len(changes),
         "ci_level_asked": ci_level,
     }
     return ChangePointResult(n=n, cost=fit.cost, penalty=fit.penalty, penalty_rule=fit.opts.rule,
                              noise_scale=float(nm.sigma_lr), min_size=fit.opts.min_size, changepoints=changes,
-                             segments=segments, method="fpop", info=info, alpha=alpha, candidates=candidates,
-                             _fit=fit)
+                             method="fpop", info=info, alpha=alpha, _fit=fit)
 
 
-def _segments(y: np.ndarray, bounds: np.ndarray, cost: str, t) -> tuple[Segment, ...]:
+def _levels(fit: _Fit, bounds: np.ndarray) -> np.ndarray:
+    """Segment levels: means (l2; one vectorised pass) or medians (robust)."""
+    if fit.cost == "l2":
+        return np.add.reduceat(fit.y, bounds[:-1]) / np.diff(bounds)
+    return _r.segment_stats(fit.y, bounds)[2]
+
+
+def _segments(fit: _Fit, idx: np.ndarray) -> tuple[Segment, ...]:
+    """Segments between the changes ``idx`` (sorted), with their statistics (one compiled pass)."""
+    y, t, n = fit.y, fit.t, fit.y.size
+    if n == 0:
+        return ()
+    bounds = np.r_[0, idx, n].astype(np.int64)
     mean, std, med, spread = _r.segment_stats(y, bounds)
-    level = mean if cost == "l2" else med
+    level = mean if fit.cost == "l2" else med
     out = []
     for k in range(bounds.size - 1):
         a, b = int(bounds[k]), int(bounds[k + 1])
@@ -235,29 +244,48 @@ def _segments(y: np.ndarray, bounds: np.ndarray, cost: str, t) -> tuple[Segment,
     return tuple(out)
 
 
-def _changes(fit: _Fit, bounds, segments, s, p, q, ci_level) -> tuple[ChangePoint, ...]:
-    """Reported changes: levels, effect size, significance and (if asked) location intervals."""
+def _candidates(fit: _Fit) -> tuple[Candidate, ...]:
+    """All candidates of the search, strongest first."""
+    if fit.cps is None:
+        return ()
+    k = fit.cps.size
+    cps, s, p, q = fit.cps.tolist(), fit.s.tolist(), fit.p.tolist(), fit.q.tolist()
+    return tuple(Candidate(cps[i], s[i], p[i], q[i], k - i) for i in range(k - 1, -1, -1))
+
+
+def _changes(fit: _Fit, idx: np.ndarray, s, p, q, ci_level) -> tuple[ChangePoint, ...]:
+    """Reported changes ``idx`` (sorted): levels, effect size, significance and (if asked) location intervals,
+    computed for all of them at once."""
+    n = fit.y.size
+    if idx.size == 0:
+        return ()
+    bounds = np.r_[0, idx, n].astype(np.int64)
+    level = _levels(fit, bounds)
+    before, after = level[:-1], level[1:]
+    delta = after - before
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(before != 0, after / before, np.nan)
+        effect = np.abs(delta) / fit.noise.sigma_marg if fit.noise.sigma_marg > 0 else np.full(delta.size, np.inf)
+    a, c, b = bounds[:-2], bounds[1:-1], bounds[2:]
+    if ci_level is not None:
+        Sz = fit.Sz
+        dz = (Sz[b] - Sz[c]) / (b - c) - (Sz[c] - Sz[a]) / (c - a)
+        lo, hi = location_cis(c, dz, a, b, level=ci_level, min_size=fit.opts.min_size)
+        lo, hi = lo.tolist(), hi.tolist()
+    else:
+        lo = hi = [None] * idx.size
     t = fit.t
-    Sz = fit.Sz
-    sig_marg = fit.noise.sigma_marg
+    cl, bl, al, dl, rl, el = c.tolist(), before.tolist(), after.tolist(), delta.tolist(), ratio.tolist(), effect.tolist()
+    pl, ql, sl = p.tolist(), q.tolist(), s.tolist()
     out = []
-    for k in range(bounds.size - 2):
-        a, c, b = int(bounds[k]), int(bounds[k + 1]), int(bounds[k + 2])
-        before, after = segments[k].level, segments[k + 1].level
-        delta = after - before
-        lo = hi = None
-        if ci_level is not None:
-            dz = (Sz[b] - Sz[c]) / (b - c) - (Sz[c] - Sz[a]) / (c - a)
-            lo, hi = location_ci(c, dz, a, b, level=ci_level, min_size=fit.opts.min_size)
+    for k in range(idx.size):
         out.append(ChangePoint(
-            index=c, before=before, after=after, delta=delta, ratio=(after / before) if before != 0 else None,
-            effect=float(abs(delta) / sig_marg) if sig_marg > 0 else float("inf"),
-            ci_low=lo, ci_high=hi, ci_level=ci_level, p_value=float(p[k]),
-            time_s=None if t is None else float(t[c]),
-            ci_time_low=None if (t is None or lo is None) else float(t[lo]),
-            ci_time_high=None if (t is None or hi is None) else float(t[hi]),
-            q_value=float(q[k]), statistic=float(s[k]),
-        ))
+            index=cl[k], before=bl[k], after=al[k], delta=dl[k], ratio=None if rl[k] != rl[k] else rl[k],
+            effect=el[k], ci_low=lo[k], ci_high=hi[k], ci_level=ci_level, p_value=pl[k],
+            time_s=None if t is None else float(t[cl[k]]),
+            ci_time_low=None if (t is None or lo[k] is None) else float(t[lo[k]]),
+            ci_time_high=None if (t is None or hi[k] is None) else float(t[hi[k]]),
+            q_value=ql[k], statistic=sl[k]))
     return tuple(out)
 
 

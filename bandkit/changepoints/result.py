@@ -94,12 +94,13 @@ class ChangePointResult(DisplayMixin):
 
     ``changepoints`` are the reported changes (``q_value <= alpha``; all candidates when ``alpha`` is None) and
     ``segments`` the segments between them (len(segments) == len(changepoints) + 1). ``candidates``: every
-    change of the penalised search with its statistic, p- and q-value (the full path). ``penalty`` is the
-    search penalty in units of the standardised search series; ``penalty_rule`` says how it was chosen;
-    ``noise_scale`` is the unit of the statistics (long-run noise SD, value units; winsorised values for the
-    robust cost). ``info`` holds the noise model, why the cost was chosen (``cost_choice``) and counts.
-    ``at_level(alpha)`` gives the result at another level without a new search; ``with_ci(level)`` adds or
-    changes location intervals.
+    change of the penalised search with its statistic, p- and q-value (the full path). ``segments`` and
+    ``candidates`` are built on first access (their medians and objects cost more than the detection of
+    thousands of changes). ``penalty`` is the search penalty in units of the standardised search series;
+    ``penalty_rule`` says how it was chosen; ``noise_scale`` is the unit of the statistics (long-run noise SD,
+    value units; winsorised values for the robust cost). ``info`` holds the noise model, why the cost was
+    chosen (``cost_choice``) and counts. ``at_level(alpha)`` gives the result at another level without a new
+    search; ``with_ci(level)`` adds or changes location intervals.
     """
 
     n: int
@@ -109,12 +110,30 @@ class ChangePointResult(DisplayMixin):
     noise_scale: float
     min_size: int
     changepoints: tuple[ChangePoint, ...]
-    segments: tuple[Segment, ...]
     method: str = "fpop"
     info: dict = field(default_factory=dict)
     alpha: float | None = None
-    candidates: tuple[Candidate, ...] = ()
+    _segments: tuple[Segment, ...] | None = field(default=None, repr=False, compare=False)
+    _candidates: tuple[Candidate, ...] | None = field(default=None, repr=False, compare=False)
     _fit: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        """Segments between the reported changes (mean, SD, median, robust spread, level)."""
+        if self._segments is None:
+            from .api import _segments
+
+            object.__setattr__(self, "_segments", _segments(self._fit, self.indices))
+        return self._segments
+
+    @property
+    def candidates(self) -> tuple[Candidate, ...]:
+        """Every change of the search, strongest first, with statistic, p- and q-value (the full path)."""
+        if self._candidates is None:
+            from .api import _candidates
+
+            object.__setattr__(self, "_candidates", _candidates(self._fit))
+        return self._candidates
 
     @property
     def indices(self) -> np.ndarray:
@@ -135,15 +154,15 @@ class ChangePointResult(DisplayMixin):
 
     def at_level(self, alpha: float | None) -> "ChangePointResult":
         """The same analysis reported at significance level ``alpha`` (None: every candidate)."""
-        if self._fit is None:
-            raise ValueError("this result has no search path (too short a series)")
+        if self._fit is None or self._fit.cps is None:
+            return self
         from .api import _report
 
         return _report(self._fit, alpha, self.info.get("ci_level_asked"))
 
     def with_ci(self, level: float = 0.95) -> "ChangePointResult":
         """The same result with location intervals at ``level`` for the reported changes."""
-        if self._fit is None:
+        if self._fit is None or self._fit.cps is None:
             return self
         from .api import _report
 

@@ -31,6 +31,7 @@ bar (measured on log-normal noise) reported them in 25-45 % of series with three
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -41,18 +42,23 @@ SHORT = 10  # values: a shorter adjacent segment makes a change a brief excursio
 _B_MIN = 2.0  # slowest tail decay used beyond the table (chi-square rate)
 
 
-def _table(cost: str, min_size: int) -> tuple[np.ndarray, np.ndarray]:
-    rows = TABLE[(cost if cost in ("l2", "robust") else "l2", 1 if min_size <= 1 else 2)]
+@lru_cache(maxsize=8)
+def _table(cost: str, ms: int) -> tuple[np.ndarray, np.ndarray]:
+    rows = TABLE[(cost, ms)]
     return np.log([r[0] for r in rows]), np.array([r[1] for r in rows], dtype=np.float64)
 
 
 def thresholds(n: int, cost: str, min_size: int) -> np.ndarray:
     """Path statistics at survival QS for series length ``n`` (interpolated in log n, see module docstring)."""
-    lnN, T = _table(cost, min_size)
+    lnN, T = _table(cost if cost in ("l2", "robust") else "l2", 1 if min_size <= 1 else 2)
     ln = math.log(max(n, 2))
     if ln >= lnN[-1]:
         return T[-1] + _B_MIN * (ln - lnN[-1])
-    return np.array([np.interp(ln, lnN, T[:, j]) for j in range(T.shape[1])])
+    if ln <= lnN[0]:
+        return T[0].copy()
+    j = int(np.searchsorted(lnN, ln))
+    w = (ln - lnN[j - 1]) / (lnN[j] - lnN[j - 1])
+    return (1.0 - w) * T[j - 1] + w * T[j]
 
 
 def familywise_p(s: np.ndarray, n: int, cost: str, min_size: int) -> np.ndarray:

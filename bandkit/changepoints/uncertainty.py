@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import numpy as np
 from scipy import special
 
 
@@ -54,12 +55,23 @@ def location_ci(index: int, delta_z: float, start: int, end: int, *, level: floa
                 min_size: int = 1) -> tuple[int, int]:
     """Confidence interval (inclusive indices) for a change at ``index`` between segments ``[start, index)`` and
     ``[index, end)``, for a jump of ``delta_z`` long-run noise SDs (see the module docstring)."""
-    d2 = delta_z * delta_z
+    lo, hi = location_cis(np.array([index]), np.array([delta_z]), np.array([start]), np.array([end]), level=level,
+                          min_size=min_size)
+    return int(lo[0]), int(hi[0])
+
+
+def location_cis(index: np.ndarray, delta_z: np.ndarray, start: np.ndarray, end: np.ndarray, *,
+                 level: float = 0.95, min_size: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`location_ci` for arrays of changes at once (int64 arrays of the lower and upper bounds)."""
+    index = np.asarray(index, dtype=np.int64)
+    d2 = np.square(np.asarray(delta_z, dtype=np.float64))
     q = argmax_quantile(float(level))
-    half = q / d2 if d2 > 0 else math.inf
-    w = int(math.ceil(half - 0.5)) if math.isfinite(half) else end - start
-    if d2 < 16.0:
-        w = max(w, 1)
-    lo = max(index - w, start + max(min_size, 1))
-    hi = min(index + w, end - max(min_size, 1))
-    return int(min(lo, index)), int(max(hi, index))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = np.where(d2 > 0, q / d2, np.inf)
+    span = np.asarray(end) - np.asarray(start)
+    w = np.where(np.isfinite(half), np.ceil(half - 0.5), span).astype(np.int64)
+    w = np.where(d2 < 16.0, np.maximum(w, 1), w)
+    m = max(min_size, 1)
+    lo = np.minimum(np.maximum(index - w, np.asarray(start) + m), index)
+    hi = np.maximum(np.minimum(index + w, np.asarray(end) - m), index)
+    return lo, hi
