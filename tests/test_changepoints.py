@@ -474,33 +474,7 @@ def test_balloon_shrink_20s_after_start_is_found_in_real_trace():
 
 # ---------------------------------------------------------------- scikit-learn estimator
 
-def _expected_failed_checks(estimator):
-    """sklearn checks that cannot pass, with the reason (as skchange lists them for its univariate FPOP).
-
-    ChangePointDetector segments one series: X must have exactly one feature, and sklearn's generic checks
-    feed multi-feature data to fit; the essential ones are re-run on univariate data in
-    test_estimator_contract_on_univariate_data. Change detection also depends on sample order by design."""
-    univariate = "takes one series (n_features=1); sklearn's generic checks pass multi-feature X"
-    failed = dict.fromkeys((
-        "check_dict_unchanged", "check_dont_overwrite_parameters", "check_dtype_object", "check_estimators_dtypes",
-        "check_estimators_fit_returns_self", "check_estimators_nan_inf", "check_estimators_overwrite_params",
-        "check_estimators_pickle", "check_f_contiguous_array_estimator", "check_fit2d_predict1d", "check_fit_check_is_fitted", "check_fit_idempotent", "check_fit_score_takes_y",
-        "check_n_features_in", "check_n_features_in_after_fitting", "check_pipeline_consistency",
-        "check_positive_only_tag_during_fit", "check_readonly_memmap_input"), univariate)
-    failed["check_methods_subset_invariance"] = "a subset of a series is another series: segments differ"
-    failed["check_methods_sample_order_invariance"] = "sample order is the time axis of a change-point problem"
-    return failed
-
-
-def _sklearn_checks():
-    from sklearn.utils.estimator_checks import parametrize_with_checks
-
-    return parametrize_with_checks([ChangePointDetector()], expected_failed_checks=_expected_failed_checks)
-
-
-@_sklearn_checks()
-def test_sklearn_compatibility(estimator, check):
-    check(estimator)
+# sklearn's generic checks run in tests/test_estimators.py (expected failures listed there)
 
 
 def test_estimator_contract_on_univariate_data(tmp_path):

@@ -59,6 +59,16 @@ class _Fit:
     q: np.ndarray | None
     zbar: float = 0.0  # mean of base / scale removed from the standardised series
 
+    # what a ChangePointResult recomputes lazily (result.py calls these; it does not import this module)
+    def report(self, alpha: float | None, ci_level: float | None) -> ChangePointResult:
+        return _report(self, alpha, ci_level)
+
+    def segments(self, idx: np.ndarray) -> tuple[Segment, ...]:
+        return _segments(self, idx)
+
+    def candidates(self) -> tuple[Candidate, ...]:
+        return _candidates(self)
+
 
 def detect_changepoints(values, *, cost: str = "auto", penalty="auto", alpha="auto", min_size: int = 2,
                         times=None, ci: bool = True, confidence: float = 0.95, wander: float = _noise.WANDER,
@@ -202,6 +212,8 @@ def _report(fit: _Fit, alpha: float | None, ci_level: float | None) -> ChangePoi
     keep = np.ones(fit.cps.size, dtype=bool) if alpha is None else fit.q <= alpha
     sel = np.argsort(fit.cps[keep], kind="stable")
     idx = fit.cps[keep][sel]
+    if fit.cost == "robust":  # the winsorising running median can pull a step's location: refined on the values
+        idx = _r.relocate(fit.y, idx, _costs.WIDTH // 2, fit.opts.min_size)
     changes = _changes(fit, idx, fit.s[keep][sel], fit.p[keep][sel], fit.q[keep][sel], ci_level)
     nm = fit.noise
     info = {
@@ -287,12 +299,3 @@ def _changes(fit: _Fit, idx: np.ndarray, s, p, q, ci_level) -> tuple[ChangePoint
             ci_time_high=None if (t is None or hi[k] is None) else float(t[hi[k]]),
             q_value=ql[k], statistic=sl[k]))
     return tuple(out)
-
-
-def __getattr__(name: str):
-    # ChangePointDetector subclasses scikit-learn's BaseEstimator: imported only when used
-    if name == "ChangePointDetector":
-        from .estimator import ChangePointDetector
-
-        return ChangePointDetector
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from ..robust import robust_sd
+
 
 PENALTIES = ("auto", "bic", "mbic")
 
@@ -27,3 +31,19 @@ def criterion_penalty(rule: str, n: int) -> float:
     if rule == "mbic":
         return 3.0 * ln
     raise ValueError(f"unknown penalty rule {rule!r}; use one of {PENALTIES} or a number")
+
+
+def diff_scale(y: np.ndarray) -> float:
+    """Noise SD from first differences: 1.4826 * MAD(diff(y)) / sqrt(2) (used by :mod:`bandkit.history`).
+
+    Insensitive to level changes (each moves one difference) and to outliers; for white noise
+    it estimates the noise SD. Falls back to the SD of the differences, then to 1.0.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    if y.size < 3:
+        return 1.0
+    d = np.diff(y)
+    s = robust_sd(d) / np.sqrt(2.0)
+    if not s > 0:
+        s = np.std(d) / np.sqrt(2.0)
+    return float(s) if s > 0 else 1.0

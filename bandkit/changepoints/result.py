@@ -121,18 +121,14 @@ class ChangePointResult(DisplayMixin):
     def segments(self) -> tuple[Segment, ...]:
         """Segments between the reported changes (mean, SD, median, robust spread, level)."""
         if self._segments is None:
-            from .api import _segments
-
-            object.__setattr__(self, "_segments", _segments(self._fit, self.indices))
+            object.__setattr__(self, "_segments", self._fit.segments(self.indices))
         return self._segments
 
     @property
     def candidates(self) -> tuple[Candidate, ...]:
         """Every change of the search, strongest first, with statistic, p- and q-value (the full path)."""
         if self._candidates is None:
-            from .api import _candidates
-
-            object.__setattr__(self, "_candidates", _candidates(self._fit))
+            object.__setattr__(self, "_candidates", self._fit.candidates())
         return self._candidates
 
     @property
@@ -156,17 +152,13 @@ class ChangePointResult(DisplayMixin):
         """The same analysis reported at significance level ``alpha`` (None: every candidate)."""
         if self._fit is None or self._fit.cps is None:
             return self
-        from .api import _report
-
-        return _report(self._fit, alpha, self.info.get("ci_level_asked"))
+        return self._fit.report(alpha, self.info.get("ci_level_asked"))
 
     def with_ci(self, level: float = 0.95) -> "ChangePointResult":
         """The same result with location intervals at ``level`` for the reported changes."""
         if self._fit is None or self._fit.cps is None:
             return self
-        from .api import _report
-
-        return _report(self._fit, self.alpha, level)
+        return self._fit.report(self.alpha, level)
 
     def to_dict(self) -> dict[str, Any]:
         return {
