@@ -524,3 +524,38 @@ def test_estimator_does_not_load_sklearn_on_import():
             "print('sklearn' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_run_means_step_near_the_start_is_a_step_not_outliers():
+    """The post-mortem's call: detect_changepoints on the log run means. pickle_list (speedpython 2020): runs
+    1-4 at x1.7, runs 5-20 at the base level. A running median truncated at the start took the four slow runs
+    for outliers (robust cost, and no change at all); the single-value rule sees a step."""
+    import math
+
+    from bandkit.bands.api import run_means
+
+    traces = bandkit.load(DATA / "runners" / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz")
+    means, _ = run_means(next(t for t in traces if t.meta.name == "pickle_list"))
+    res = detect_changepoints(np.log(means), min_size=1)
+    assert res.cost == "l2" and res.info["cost_choice"]["reason"] == "light_tails"
+    (c,) = res.changepoints
+    assert c.index == 4 and c.ci_low <= 4 <= c.ci_high and c.p_value < 0.01
+    assert math.exp(c.delta) == pytest.approx(1 / 1.7, rel=0.05)
+    # a lone spike still selects the robust cost
+    spiky = np.log(means[4:].copy())
+    spiky[8] += 0.5
+    assert detect_changepoints(spiky, min_size=1).info["cost_choice"]["reason"] == "extreme_outlier"
+
+
+def test_robust_cost_reports_a_step_where_the_values_change():
+    """07370 cpu-service-time-avg (SAP HANA CI history, per-build medians): a spike 6 builds before the
+    x1.49 regression pulled the winsorising running median across the step, and the change came out one
+    build early; the reported location is refined on the values."""
+    from bandkit.history.builds import trace_build_table
+
+    bt = trace_build_table(bandkit.load(DATA / "ci-history" / "07370__cpu-service-time-avg__ms.csv.gz"))
+    y = np.log(bt.median)
+    res = detect_changepoints(y)
+    assert res.cost == "robust"
+    big = max(res.changepoints, key=lambda c: abs(c.delta))
+    assert big.index == 1407 and y[1406] < y[1407] - 0.3  # the first slow build

@@ -35,8 +35,8 @@ OUTLIER_K = 5.0  # an outlier is farther than this many robust SDs from the runn
 @dataclass(frozen=True)
 class CostChoice:
     """Why a cost was used. ``reason``: "requested" (given by the caller), "outliers" (``outlier_fraction`` of the
-    running-median residuals beyond 5 robust SDs exceeds ``threshold``), "extreme_outlier" (one residual is
-    ``max_outlier`` robust SDs out, beyond ``extreme`` = sqrt(2 log n) + 3, which Gaussian noise of this length
+    running-median residuals beyond 5 robust SDs exceeds ``threshold``), "extreme_outlier" (one value stands
+    ``max_outlier`` robust SDs of the differences out from both neighbours, beyond ``extreme`` = sqrt(2 log n) + 3, which Gaussian noise of this length
     reaches with probability < 0.1 %), "light_tails" (neither). ``checked``: how many residuals were examined
     (every value up to 131,072, evenly spaced ones beyond)."""
 
@@ -94,8 +94,11 @@ def running_median_residuals(y: np.ndarray, width: int = CHOICE_WIDTH, stride: i
 
 def choose_cost(y: np.ndarray, tick: float = 0.0) -> CostChoice:
     """``"robust"`` when at least 2 and more than 0.1 % of the residuals from a running median (9 values) are
-    5-sigma outliers, or when one residual is beyond sqrt(2 log n) + 3 robust SDs; else ``"l2"``. Long series
-    are checked on 65,536 evenly spaced residuals (:func:`bandkit.changepoints.robust.stride_for`)."""
+    5-sigma outliers ("outliers"), or when one value stands out on its own: it differs from both neighbours, in
+    opposite directions, by more than sqrt(2 log n) + 3 robust SDs of the first differences / sqrt 2
+    ("extreme_outlier"; a step moves only one of the two differences); else ``"l2"``. Long series are checked
+    on 65,536 evenly spaced residuals (:func:`bandkit.changepoints.robust.stride_for`); the single-value check
+    looks at every value."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     n = y.size
     stride = _r.stride_for(n)
@@ -110,9 +113,11 @@ def choose_cost(y: np.ndarray, tick: float = 0.0) -> CostChoice:
         frac = float(np.mean(r != med))
         cost = "robust" if frac > thr else "l2"
         return CostChoice(cost, "outliers" if cost == "robust" else "light_tails", frac, thr, None, extreme, m)
-    a = np.abs(r - med) / s
-    frac = float(np.mean(a > OUTLIER_K))
-    top = float(a.max())
+    frac = float(np.mean(np.abs(r - med) > OUTLIER_K * s))
+    # a single value that stands out from both neighbours (a step moves only one of its two differences; a
+    # running median truncated at the ends takes the first runs of a step near the start for outliers)
+    sd = _r.robust_sd(_r.lag_diffs(y, 1, _r.stride_for(n - 1)), tick) / math.sqrt(2.0)
+    top = _r.spike_max(y) / sd if sd > 0 else 0.0
     if frac > thr:
         reason = "outliers"
     elif top > extreme:

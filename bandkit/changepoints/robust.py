@@ -374,3 +374,27 @@ def relocate(y: np.ndarray, cps: np.ndarray, h: int, min_size: int) -> np.ndarra
     y = np.ascontiguousarray(y, dtype=np.float64)
     med = segment_stats(y, np.r_[0, cps, y.size].astype(np.int64))[2]
     return _relocate(y, cps, med, int(h), int(min_size))
+
+
+@njit(cache=True, nogil=True)
+def _spike_max(x):
+    """Largest min(|x[t] - x[t-1]|, |x[t+1] - x[t]|) over values that go up then down (or down then up): the
+    size of the most isolated single-value excursion (a step moves only one of the two differences). The first
+    and last values count with their one difference (an end value cannot be told from a one-value step)."""
+    n = x.shape[0]
+    if n < 3:
+        return 0.0
+    best = max(abs(x[1] - x[0]), abs(x[n - 1] - x[n - 2]))
+    for t in range(1, n - 1):
+        a = x[t] - x[t - 1]
+        b = x[t + 1] - x[t]
+        if a * b < 0.0:
+            m = min(abs(a), abs(b))
+            if m > best:
+                best = m
+    return best
+
+
+def spike_max(x: np.ndarray) -> float:
+    """Size of the most isolated single-value excursion of ``x`` (see :func:`_spike_max`), value units."""
+    return float(_spike_max(np.ascontiguousarray(x, dtype=np.float64)))
