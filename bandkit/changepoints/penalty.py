@@ -47,3 +47,24 @@ def diff_scale(y: np.ndarray) -> float:
     if not s > 0:
         s = np.std(d) / np.sqrt(2.0)
     return float(s) if s > 0 else 1.0
+
+
+def robust_lag1(resid: np.ndarray) -> float:
+    """Robust lag-1 autocorrelation of residuals (Gnanadesikan-Kettenring with MAD scales), clipped to
+    [0, 0.95] (negative correlation is ignored: it only makes a test conservative). Used by
+    :mod:`bandkit.postmortem`."""
+    r = np.asarray(resid, dtype=np.float64)
+    if r.size < 10:
+        return 0.0
+    a, b = r[:-1], r[1:]
+    s_plus = np.median(np.abs((a + b) - np.median(a + b)))
+    s_minus = np.median(np.abs((a - b) - np.median(a - b)))
+    if s_plus + s_minus <= 0:
+        return 0.0
+    rho = (s_plus**2 - s_minus**2) / (s_plus**2 + s_minus**2)
+    return float(np.clip(rho, 0.0, 0.95))
+
+
+def long_run_factor(rho: float) -> float:
+    """SD inflation sqrt((1 + rho) / (1 - rho)) of a mean under AR(1) noise with lag-1 correlation rho."""
+    return float(np.sqrt((1.0 + rho) / (1.0 - rho)))

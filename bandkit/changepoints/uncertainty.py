@@ -51,7 +51,7 @@ def argmax_quantile(level: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def location_ci(index: int, delta_z: float, start: int, end: int, *, level: float = 0.95,
+def closed_form_location_ci(index: int, delta_z: float, start: int, end: int, *, level: float = 0.95,
                 min_size: int = 1) -> tuple[int, int]:
     """Confidence interval (inclusive indices) for a change at ``index`` between segments ``[start, index)`` and
     ``[index, end)``, for a jump of ``delta_z`` long-run noise SDs (see the module docstring)."""
@@ -62,7 +62,7 @@ def location_ci(index: int, delta_z: float, start: int, end: int, *, level: floa
 
 def location_cis(index: np.ndarray, delta_z: np.ndarray, start: np.ndarray, end: np.ndarray, *,
                  level: float = 0.95, min_size: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`location_ci` for arrays of changes at once (int64 arrays of the lower and upper bounds)."""
+    """:func:`closed_form_location_ci` for arrays of changes at once (int64 arrays of the lower and upper bounds)."""
     index = np.asarray(index, dtype=np.int64)
     d2 = np.square(np.asarray(delta_z, dtype=np.float64))
     q = argmax_quantile(float(level))
@@ -77,7 +77,7 @@ def location_cis(index: np.ndarray, delta_z: np.ndarray, start: np.ndarray, end:
     return lo, hi
 
 
-# ------------------------------------------------ helpers of bandkit.history (its own segmentation gate)
+# ------------------------------- helpers of bandkit.history and bandkit.postmortem (their own gates)
 
 def cusum_p_value(z: np.ndarray, start: int, end: int, scale: float = 1.0) -> float:
     """p-value of the sup-CUSUM statistic of ``z[start:end]`` (noise SD ``scale``): Kolmogorov's
@@ -107,14 +107,14 @@ def _best_split(w: np.ndarray, min_size: int) -> np.ndarray:
     return np.argmax(gain[:, lo:hi + 1], axis=1) + lo + 1
 
 
-def bootstrap_location_ci(z: np.ndarray, index: int, start: int, end: int, *, min_size: int = 1,
+def location_ci(z: np.ndarray, index: int, start: int, end: int, *, min_size: int = 1,
                 level: float = 0.95, n_boot: int = 200, max_window: int = 2000,
                 rng: np.random.Generator | None = None) -> tuple[int, int]:
     """Residual-bootstrap confidence interval (inclusive indices; Huskova & Kirch 2008) for a change at
     ``index`` between segments ``z[start:index]`` and ``z[index:end]`` of a standardised series ``z``: the two
     segments rebuilt from their levels plus residuals resampled within each side (in a window of
     ~40 (sigma/delta)^2 values, at most ``max_window``), the change re-located by least squares, the basic
-    interval from the displacements. Used by :mod:`bandkit.history` (medians of builds);
+    interval from the displacements. Used by :mod:`bandkit.history` and :mod:`bandkit.postmortem`;
     :func:`detect_changepoints` uses the closed form :func:`location_cis`."""
     rng = np.random.default_rng(0) if rng is None else rng
     left = z[start:index]

@@ -14,7 +14,7 @@ Method (per history; numbers in ``DEFAULTS``):
    and both adjacent eras hold at least ``min_builds`` builds. The weakest failing candidate is
    dropped and its neighbours re-tested until every kept change passes.
 4. For kept changes: 95 % build interval (residual bootstrap of the location,
-   :func:`bandkit.changepoints.uncertainty.bootstrap_location_ci`), levels before/after (medians of the
+   :func:`bandkit.changepoints.uncertainty.location_ci`), levels before/after (medians of the
    adjacent eras), ratio with a 95 % interval (difference of era medians; standard error
    1.2533 x robust SD / sqrt(n) per era, at least the long-run noise sigma, plus the rounding of
    quantised timings: step^2 / 12 per era, the step relative to the level).
@@ -149,7 +149,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
     era_lv = [float(np.median(y[a:b])) for a, b in zip(bounds[:-1], bounds[1:])]
     changes: list[Change] = []
     if kept:
-        from ..changepoints.uncertainty import bootstrap_location_ci as location_ci
+        from ..changepoints.uncertainty import location_ci
 
         for k, c in enumerate(kept):
             a, b = bounds[k], bounds[k + 2]
