@@ -56,3 +56,18 @@ def test_validate_report_without_jsonschema(monkeypatch):
     monkeypatch.setitem(sys.modules, "jsonschema", None)  # import fails as if not installed
     with pytest.raises(UsageError, match="needs the 'jsonschema' package"):
         validate_report({"schema_version": 1})
+
+
+def test_detect_changepoints_takes_a_trace_like_find_bands():
+    """detect_changepoints(trace) raised TypeError while find_bands(trace) worked; a Trace gives the
+    series the report's change-point section analyses (FTQ: 10 ms block means)."""
+    from bandkit.changepoints import detect_changepoints
+    from bandkit.changepoints.section import analyse_trace
+
+    t = bandkit.load_one(FTQ)
+    res = detect_changepoints(t)
+    ref, block, x, _ = analyse_trace(t)
+    assert block > 1 and res.n == x.size
+    assert [c.index for c in res.changepoints] == [c.index for c in ref.changepoints]
+    with pytest.raises(UsageError, match="times="):
+        detect_changepoints(t, times=[0.0])

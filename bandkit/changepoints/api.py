@@ -77,7 +77,8 @@ def detect_changepoints(values, *, cost: str = "auto", penalty="auto", alpha="au
 
     Parameters
     ----------
-    values : 1-D array of finite numbers (per-run times, per-block FTQ counts, ...).
+    values : 1-D array of finite numbers (per-run times, per-block FTQ counts, ...), or a Trace: its values
+        as the report's change-point section sees them (FTQ quanta averaged over 10 ms blocks; times in s).
     cost : "l2" (Gaussian change in mean), "robust" (Huber-type: values winsorised at 2 robust SDs around a
         running median, so outliers and short runs of them cannot make segments; levels are medians) or
         "auto" (robust when a running median's residuals show heavy tails or spikes; the reason is in
@@ -100,6 +101,12 @@ def detect_changepoints(values, *, cost: str = "auto", penalty="auto", alpha="au
     ratio, effect size, confidence interval, p- and q-value), their ``segments``, and ``candidates`` (every
     change of the search with its p- and q-value: the full path).
     """
+    if hasattr(values, "meta") and hasattr(values, "values"):  # a Trace: the series the report analyses
+        if times is not None:
+            raise UsageError("times= is only for arrays; a Trace has its own times")
+        from .traceseries import trace_series
+
+        values, times, _block = trace_series(values)
     y, t, opts = _validate(values, times, cost, penalty, alpha, min_size, ci, confidence, wander, deprecated)
     if y.size < 2 * opts.min_size or y.size < 3:
         return _trivial(y, t, opts)

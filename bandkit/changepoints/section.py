@@ -24,60 +24,23 @@ Options (``options.for_section("changepoints")``): ``block_s`` (0.01), ``max_poi
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from ..errors import UsageError
 from .api import detect_changepoints
+from .traceseries import BLOCK_S, MAX_POINTS, aggregate, block_size, trace_series  # noqa: F401 (re-exported)
 
-DEFAULTS = {"block_s": 0.01, "max_points": 100_000, "alpha": 0.01, "min_relative": 0.02, "min_hold": 0.1}
+DEFAULTS = {"block_s": BLOCK_S, "max_points": MAX_POINTS, "alpha": 0.01, "min_relative": 0.02, "min_hold": 0.1}
 _DETECT_KEYS = ("cost", "penalty", "alpha", "min_size", "confidence", "wander")
 MAX_SEGMENTS_LISTED = 50
 
 
-def aggregate(values: np.ndarray, times: np.ndarray | None, block: int):
-    """Block means of ``values`` (the last partial block is dropped if it has < block/2 values)
-    and the time of each block's first value."""
-    v = np.asarray(values, dtype=np.float64)
-    n = v.size
-    m = n // block
-    rest = n - m * block
-    means = v[: m * block].reshape(m, block).mean(axis=1) if m else np.zeros(0)
-    if rest and (rest * 2 >= block or m == 0):
-        means = np.r_[means, v[m * block:].mean()]
-    t = None
-    if times is not None:
-        t = np.asarray(times, dtype=np.float64)[::block][: means.size]
-    return means, t
-
-
-def block_size(trace, n: int, block_s: float, max_points: int) -> int:
-    """Quanta per block for an FTQ trace (>= 1)."""
-    hz = trace.meta.sampling_hz
-    b = int(round(block_s * hz)) if hz else 1
-    return max(1, b, math.ceil(n / max_points))
-
-
 def analyse_trace(trace, **params):
-    """Run detection on a trace as the report does; returns (result, block, series, times).
-
-    ``times`` are seconds (None when the trace has no times, or counts ticks at an unknown rate;
-    for tick-based traces they start at 0)."""
+    """Run detection on a trace as the report does; returns (result, block, series, times)
+    (:func:`.traceseries.trace_series`)."""
     p = {**DEFAULTS, **params}
-    v = trace.values
-    t = trace.times
-    if t is not None and not np.all(np.isfinite(t)):
-        t = None
-    if t is not None and trace.meta.time_unit != "s":
-        # older FTQ files count ticks: seconds only when the tick rate is known
-        tpn = trace.meta.ticks_per_ns
-        t = (t - t[0]) / (tpn * 1e9) if tpn else None
-    if trace.kind == "ftq":
-        block = block_size(trace, v.size, p["block_s"], p["max_points"])
-    else:
-        block = max(1, math.ceil(v.size / p["max_points"]))
-    x, xt = aggregate(v, t, block) if block > 1 else (v, t)
+    x, xt, block = trace_series(trace, p["block_s"], p["max_points"])
     kwargs = {k: p[k] for k in _DETECT_KEYS if k in p}
     res = detect_changepoints(x, times=xt, **kwargs)
     return res, block, x, xt
