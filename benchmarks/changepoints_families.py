@@ -7,7 +7,7 @@ noise SDs, normalised over the series as the calibration suite of issue 12 does)
 isolated values multiplied by 1 + s, s uniform in [0.3, 2] (a quarter divided instead); ``tick=q`` values
 rounded to a clock tick of q noise SDs. The noise is relative: values are ``level * exp(sd * e)`` with
 ``sd`` = 1 % and ``level`` = 100, so a "5 % step" is 5 noise SDs (the per-value noise of benchmark run means is
-typically 0.3-5 %). Only numpy.
+typically 0.3-5 %). AR(1) and 1/f noise are bandkit.synthetic.noise's.
 """
 from __future__ import annotations
 
@@ -15,34 +15,10 @@ import math
 
 import numpy as np
 
+from bandkit.synthetic.noise import ar1_filter as ar1, pink_noise as pink  # the calibration suite's own
+
 LEVEL = 100.0
 SD = 0.01
-
-
-def ar1(e: np.ndarray, phi: float) -> np.ndarray:
-    """AR(1) filter with coefficient ``phi``, marginal variance of ``e`` kept."""
-    if phi == 0 or e.size == 0:
-        return e
-    out = np.empty_like(e)
-    c = math.sqrt(1.0 - phi * phi)
-    acc = e[0]
-    out[0] = acc
-    for i in range(1, e.size):
-        acc = phi * acc + c * e[i]
-        out[i] = acc
-    return out
-
-
-def pink(n: int, rng: np.random.Generator) -> np.ndarray:
-    """1/f noise of unit SD over ``n`` values (random spectrum shaped 1/sqrt(f), as in the calibration suite)."""
-    if n < 4:
-        return np.zeros(n)
-    spec = rng.standard_normal(n // 2 + 1) + 1j * rng.standard_normal(n // 2 + 1)
-    f = np.arange(n // 2 + 1, dtype=np.float64)
-    f[0] = np.inf
-    x = np.fft.irfft(spec / np.sqrt(f), n)
-    x -= x.mean()
-    return x / x.std()
 
 
 def parse(name: str) -> dict[str, float]:
