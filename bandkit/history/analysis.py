@@ -217,7 +217,7 @@ def _small_changes(y, zw, cands: list[int], p: dict, bt: BuildTable, back) -> tu
         before = float(back(np.median(y[bounds[k]:c])))
         after = float(back(np.median(y[c:bounds[k + 2]])))
         ratio = after / before if before else float("nan")
-        if abs(math.log(ratio)) < math.log1p(p["min_relative"]) if ratio > 0 else False:
+        if ratio > 0 and abs(math.log(ratio)) < math.log1p(p["min_relative"]):
             out.append({"build": bt.ids[c], "ratio": ratio, "p_value": float(pvals[k])})
     return tuple(out)
 
@@ -234,9 +234,9 @@ def _level_range(y: np.ndarray, back) -> tuple[float, float] | None:
     w = level_window(n)
     if n < 3 * w:
         return None
-    import pandas as pd
+    from ..changepoints.robust import running_median
 
-    rm = pd.Series(y).rolling(w, center=True).median().to_numpy()[w // 2: n - w // 2]
+    rm = running_median(y, w)[w // 2: n - w // 2]  # full windows only
     lo, hi = np.percentile(rm, [5, 95])
     return float(back(lo)), float(back(hi))
 
