@@ -523,9 +523,11 @@ def test_json_with_raw_surrogate_bytes_loads(tmp_path):
 def test_csv_dates_with_mixed_time_zones(tmp_path):
     """One date of a run table that dateutil reads with an offset ("03:10-21 03:14:20") among naive
     ones made pandas raise 'Mixed timezones detected' (fuzz csv:3432): dates are read on one clock."""
+    import pandas as pd
+
     from bandkit.loaders.table import parse_dates
 
-    s = parse_dates(__import__("pandas").Series(["2016-10-21 03:14:20", "2016-10-21 03:10-21 03:14:20"]))
+    s = parse_dates(pd.Series(["2016-10-21 03:14:20", "2016-10-21 03:10-21 03:14:20"]))
     assert s.notna().iloc[0]
     rows = [f"t,{k // 3 + 1},{0.0225 + 1e-5 * (k % 5)},2016-10-21 03:14:{20 + k // 3:02d}" for k in range(30)]
     rows[4] = rows[4].replace("03:14:21", "03:10-21 03:14:21")

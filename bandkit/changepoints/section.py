@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import UsageError
 from .api import detect_changepoints
-from .traceseries import BLOCK_S, MAX_POINTS, aggregate, block_size, trace_series  # noqa: F401 (re-exported)
+from .traceseries import BLOCK_S, MAX_POINTS, trace_series
 
 DEFAULTS = {"block_s": BLOCK_S, "max_points": MAX_POINTS, "alpha": 0.01, "min_relative": 0.02, "min_hold": 0.1}
 _DETECT_KEYS = ("cost", "penalty", "alpha", "min_size", "confidence", "wander")
