@@ -424,7 +424,9 @@ def test_html_draws_the_series_the_analysis_saw(monkeypatch):
         raise AssertionError("a renderer computed what the analysis had")
 
     monkeypatch.setattr(bandkit.bands.api, "run_means", boom)
-    monkeypatch.setattr(bandkit.changepoints.section, "aggregate", boom)
+    import bandkit.changepoints.traceseries
+
+    monkeypatch.setattr(bandkit.changepoints.traceseries, "aggregate", boom)  # where block means are made
     rtr = type(tr)(runner, 0, (bsec,))
     assert "<img " in bands_html(bsec, rtr)
     assert "<img " in changepoints_html(csec, tr)
