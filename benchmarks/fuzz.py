@@ -6,8 +6,10 @@ against the report schema -> text.
 Every 10th runner mutant (``--compare-every``) is also compared with its seed.
 Worker processes run chunks of mutant indices; the parent watches each mutant:
 
-- hang: a mutant that uses more than ``--hang-cpu`` CPU seconds (default 10; CPU, not wall time,
-  because the machine is shared) or ``--hang-wall`` wall seconds is killed and recorded;
+- hang: a mutant on which bandkit uses more than ``--hang-cpu`` CPU seconds (default 10; CPU, not
+  wall time, because the machine is shared) or ``--hang-wall`` wall seconds is killed and recorded;
+  the clock starts when the mutant is built (time spent in the mutators is the harness's, counted
+  apart as ``slow_mutator`` when above 10 s);
 - memory: workers run under ``RLIMIT_AS`` (``--max-gb``, default 4: the libraries alone map
   ~1.5 GB of address space) so a runaway allocation fails instead of taking the machine; their peak
   resident set is read after every mutant and one above ``--rss-gb`` (default 2) is recorded.
@@ -77,19 +79,24 @@ def _worker(tasks, results, slot, state, max_gb: float, rss_gb: float, flush: in
         fails = []
         t0, c0 = time.time(), time.process_time()
         for i in range(start, stop):
-            state[slot] = i
-            state[slot + 1] = time.time()
+            state[slot] = -1  # building the mutant: not timed (the watch times bandkit only)
+
+            def _target_starts(i=i):
+                state[slot + 1] = time.time()
+                state[slot] = i
             kw = {}
             if fmt not in ("ftq", "ftq-2009", "ftq-mpi") and i % args_compare_every == 0:
                 if fmt not in seeds:
                     seeds[fmt] = fuzzkit.write_seed(corpus[fmt][0], Path(tempfile.mkdtemp(dir=workdir)))
                 kw["compare_with"] = seeds[fmt]
             try:
-                out, info = fuzzkit.run_mutant(fmt, i, corpus, workdir, **kw)
+                out, info = fuzzkit.run_mutant(fmt, i, corpus, workdir, on_target=_target_starts, **kw)
             except Exception as exc:  # noqa: BLE001 - a bug of the harness itself, kept apart from bandkit's
                 out = fuzzkit.Outcome("harness", f"{type(exc).__name__}: {exc}"[:300], "harness error")
                 info = {"ops": [], "seed": "?", "size": 0}
             counts[out.kind] += 1
+            if info.get("mutate_s", 0.0) > 10.0:  # the harness's own slowness, kept apart from bandkit's
+                counts["slow_mutator"] += 1
             if out.kind in fuzzkit.FAILURES or out.kind == "harness":
                 fails.append({"index": i, "kind": out.kind, "signature": out.signature, "detail": out.detail,
                               "ops": info["ops"], "seed": info["seed"], "size": info["size"],
@@ -228,15 +235,20 @@ def summary(args) -> None:
           "RSS > 2 GB | CPU s / mutant | peak RSS GB |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     tot = Counter()
+    def mutants(c: Counter) -> int:  # "rss" and "slow_mutator" mark mutants already counted by their outcome
+        return sum(v for k, v in c.items() if k not in ("rss", "slow_mutator"))
+
     for fmt, c in sorted(per.items()):
-        n = sum(c.values())
+        n = mutants(c)
         tot.update(c)
         print(f"| {fmt} | {n:,} | {c['ok']:,} | {c['refused']:,} | {c['crash']} | {c['bad_message']} | {c['schema']} | "
               f"{c['memory']} | {c['hang']} | {c['rss']} | {cpu[fmt] / max(n, 1):.3f} | {rss[fmt]:.2f} |")
-    n = sum(tot.values())
+    n = mutants(tot)
     print(f"| all | {n:,} | {tot['ok']:,} | {tot['refused']:,} | {tot['crash']} | {tot['bad_message']} | "
           f"{tot['schema']} | {tot['memory']} | {tot['hang']} | {tot['rss']} | {sum(cpu.values()) / max(n, 1):.3f} | "
           f"{max(rss.values(), default=0):.2f} |")
+    if tot["slow_mutator"]:
+        print(f"({tot['slow_mutator']} mutants took the harness's mutators > 10 CPU s to build; not timed as hangs)")
     for (fmt, kind, sig), k in sigs.most_common(args.top):
         ex = examples[(fmt, kind, sig)]
         print(f"{k:6d} {fmt} {kind}: {sig} (e.g. #{ex['index']} {ex.get('ops')} {ex.get('detail', '')[:160]})")

@@ -27,6 +27,7 @@ import json
 import re
 import shutil
 import tempfile
+import time
 import traceback
 import warnings
 from dataclasses import dataclass, field
@@ -336,11 +337,30 @@ def _set(doc, path, value):
 DEEP = "__DEEP__"
 
 
+def _weight(x: Any, limit: int = 200_000) -> int:
+    """Rough size of a JSON value in leaves (a string counts one per 8 characters), counted up to
+    ``limit`` only: a cheap bound, whatever the nesting."""
+    total, stack = 0, [x]
+    while stack and total < limit:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+            total += 1
+        elif isinstance(v, list):
+            stack.extend(v)
+            total += 1
+        elif isinstance(v, str):
+            total += 1 + len(v) // 8
+        else:
+            total += 1
+    return total
+
+
 def _copies(old: Any) -> int:
     """How many copies of ``old`` a list may hold: 2000 copies of a 100,000-item list were 1.3 GB of
-    JSON to build before the 1 MB mutant limit threw it away (25 s counted as a 'hang', asv:4517)."""
-    size = len(old) if isinstance(old, (list, dict, str)) else 1
-    return max(2, 100_000 // max(size, 1))
+    JSON to build before the 1 MB mutant limit threw it away (25 s counted as a 'hang', asv:4517);
+    the size counts nested values too (a dict of long lists: asv:12061, 90 s in the mutator)."""
+    return max(2, 100_000 // max(_weight(old), 1))
 
 
 def _other_value(rng, old: Any) -> Any:
@@ -374,13 +394,16 @@ def m_json(rng, data, seed, others):
             else:
                 node[k + "x" if rng.random() < 0.5 else k.upper()] = node.pop(k)
         elif op == 3 and isinstance(node, list) and node:
-            node *= int(rng.integers(2, 20))
+            node *= min(int(rng.integers(2, 20)), _copies(node))
         elif isinstance(node, dict):
             node["unknown_" + str(int(rng.integers(100)))] = _other_value(rng, None)
         elif isinstance(node, list):
             node.clear()
+    indent = 1 if rng.random() < 0.3 else None
+    if _weight(doc, 300_000) >= 300_000:  # > 1 MB of JSON for sure: encoding it took 10-90 s (asv:9840,
+        raise ValueError("mutant over the size limit")  # asv:12061); mutate() records it as skipped
     try:
-        text = json.dumps(doc, indent=1 if rng.random() < 0.3 else None)
+        text = json.dumps(doc, indent=indent)
     except (ValueError, RecursionError):
         return data
     if DEEP in text:
@@ -618,9 +641,17 @@ def run_target(seed: Seed, directory: Path, *, forced: str | None = None, analys
                        info={"traceback": traceback.format_exc()[-3000:]})
 
 
-def run_mutant(fmt: str, index: int, corpus_: dict[str, list[Seed]], workdir: Path, **kw) -> tuple[Outcome, dict]:
-    """Mutate, write into a fresh subdirectory of ``workdir``, run, clean up."""
+def run_mutant(fmt: str, index: int, corpus_: dict[str, list[Seed]], workdir: Path, on_target=None,
+               **kw) -> tuple[Outcome, dict]:
+    """Mutate, write into a fresh subdirectory of ``workdir``, run, clean up.
+
+    ``on_target()`` is called when the mutant is built and bandkit is about to run: a hang watch
+    times bandkit from there, not the mutators (``info["mutate_s"]``: CPU seconds spent building)."""
+    c0 = time.process_time()
     mutant, info = mutate(corpus_[fmt][0], index, corpus_)
+    info["mutate_s"] = time.process_time() - c0
+    if on_target is not None:
+        on_target()
     d = Path(tempfile.mkdtemp(dir=workdir))
     try:
         out = run_target(mutant, d, forced=info["forced"], **kw)

@@ -52,7 +52,8 @@ def test_short_fuzz_run(fmt, tmp_path):
 
 
 #: Failures of the long run (RESULTS_fuzz.md), replayed: each crashed or hung before its fix.
-LONG_RUN_FINDINGS = ["pytest-benchmark:3315", "csv:3432", "criterion:4895", "criterion:2292", "asv:4517"]
+LONG_RUN_FINDINGS = ["pytest-benchmark:3315", "csv:3432", "criterion:4895", "criterion:2292", "asv:4517",
+                     "asv:9840", "asv:12061", "pytest-benchmark:11012"]
 
 
 @pytest.mark.parametrize("key", LONG_RUN_FINDINGS)
@@ -62,6 +63,25 @@ def test_long_run_findings_replay_clean(key, tmp_path):
     fmt, index = key.split(":")
     out, info = fuzzkit.run_mutant(fmt, int(index), CORPUS, tmp_path)
     assert out.kind in ("ok", "refused"), (key, out, info)
+
+
+def test_hang_watch_starts_when_the_mutant_is_built(tmp_path):
+    """benchmarks/fuzz.py times bandkit from ``on_target``: it must be called once, after mutating
+    (the mutators' own time is reported apart in ``mutate_s``) and before bandkit runs."""
+    events = []
+    real = fuzzkit.run_target
+
+    def spy(*a, **k):
+        events.append("target")
+        return real(*a, **k)
+
+    fuzzkit.run_target = spy
+    try:
+        out, info = fuzzkit.run_mutant("asv", 9840, CORPUS, tmp_path, on_target=lambda: events.append("start"))
+    finally:
+        fuzzkit.run_target = real
+    assert events == ["start", "target"]
+    assert info["mutate_s"] >= 0.0 and out.kind in ("ok", "refused")
 
 
 def _mkdir(p):
