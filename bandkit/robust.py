@@ -62,8 +62,12 @@ def modified_z(x: Sequence[float | None]) -> list[float | None]:
 def median_period(times, *, grid: bool = False) -> float | None:
     """Typical spacing of increasing ``times`` (same unit): the median of the positive gaps.
 
-    ``grid``: the median of the gaps above half of that instead (FTQ catch-up rows, written ~20 ns
-    apart after a stall, pull the plain median below the sampling grid). None for fewer than two
+    ``grid``: the spacing of the sampling grid when some rows are off it. FTQ writes catch-up rows
+    ~20 ns apart after a stall, one per missed quantum, which pull the plain median down (below the
+    grid when they are more than half of the rows). Two estimates, the median of the gaps above half
+    of the plain median and the median of those above half of the mean gap (the span per row, right
+    when catch-up rows fill the stalls); of those that at least 10 % of the gaps agree with (within
+    10 %), the one closest to the span per row wins (one row per quantum). None for fewer than two
     times or no positive gap.
     """
     t = np.asarray(times)
@@ -74,9 +78,21 @@ def median_period(times, *, grid: bool = False) -> float | None:
     if not d.size:
         return None
     m = float(np.median(d))
-    if grid and (d > 0.5 * m).any():
-        return float(np.median(d[d > 0.5 * m]))
-    return m
+    if not grid:
+        return m
+    per_row = float(np.mean(d))
+    best, off = m, np.inf
+    for ref in (m, per_row):
+        above = d[d > 0.5 * ref]
+        if not above.size:
+            continue
+        est = float(np.median(above))
+        if np.count_nonzero(np.abs(d - est) <= 0.1 * est) < 0.1 * d.size:
+            continue
+        dist = abs(np.log(est / per_row))
+        if dist < off:
+            best, off = est, dist
+    return best
 
 
 def detect_tick(values: np.ndarray, max_decimals: int = 6, max_divisor: int = 10) -> float | None:

@@ -266,3 +266,26 @@ def test_bad_input_files_are_not_modified(tmp_path):
     before = p.read_bytes()
     bandkit.load(p)
     assert p.read_bytes() == before
+
+
+def test_nominal_period_when_most_rows_are_catch_up_rows(tmp_path):
+    """Without a Frequency header the sampling period comes from the gaps; a trace whose catch-up
+    rows (~20 ns apart, one per missed quantum) outnumber the measured quanta used to get the
+    catch-up spacing (20 ns, 50 MHz) as its period, and no catch-up row was flagged."""
+    rng = np.random.default_rng(3)
+    t, c = [1_000_000], [900]
+    for _ in range(40):  # 20 quanta of 100 µs, one that ran 31 quanta long, 30 catch-up rows
+        for k in range(20):  # (the quantum after the catch-up rows starts ~20 ns after the last one)
+            t.append(t[-1] + (20 if k == 0 and len(t) > 1 else 100_000 + int(rng.integers(-50, 50))))
+            c.append(int(rng.integers(880, 900)))
+        t.append(t[-1] + 31 * 100_000)
+        c.append(15)
+        for _ in range(30):
+            t.append(t[-1] + 20)
+            c.append(0)
+    p = tmp_path / "catchup.dat"
+    p.write_text("".join(f"{a} {b}\n" for a, b in zip(t, c)))
+    tr = bandkit.load_one(p)
+    assert tr.meta.sampling_hz == pytest.approx(1e4, rel=1e-3)
+    assert int(tr.data["catchup"].sum()) == 40 * 30
+    assert np.mean(np.asarray(c) == 0) > 0.5  # the case: most rows are catch-up rows
