@@ -8,7 +8,9 @@ row) and records the report's headline finding (the history section's) and the p
 verdict on the same values (kind, the text renderer's phrase, the numbers). Run it with ``PYTHONPATH=OTHER_CHECKOUT`` to record another version's verdicts.
 ``plots`` draws each history (the post-mortem's run means: one per build, in build order; log scale when the values span more
 than a factor 3) on contact sheets of 8, titled with the verdicts of the given JSON files, marking
-steps (vertical lines), episodes (shaded) and band levels (horizontal lines) of the last one.
+the post-mortem's steps (red lines), episodes (orange) and band levels (blue dashes) of the last one, and
+the history section's era levels (green steps), episodes/drifts (green bar at the top) and smaller
+significant changes (green dots).
 The data set is SAP's "Performance Regression Data Set (Large)", CC-BY-4.0, © SAP SE (Thomas Bach
 et al.); see ../shared/data/ci-history/SOURCES.md.
 """
@@ -45,6 +47,7 @@ def verdicts(data_dir: Path, out: Path) -> None:
             continue
         rep = bandkit.analyze(trace)
         head = next((f for f in rep.findings if f.get("trace") == 0), None)
+        hist = rep.traces[0].result("history")  # the HistoryResult behind the headline
         pm = postmortem(trace)
         f = _finding(pm)
         rows.append({"file": p.name, "runs": pm.n_runs, "headline_kind": head and head["kind"],
@@ -55,6 +58,13 @@ def verdicts(data_dir: Path, out: Path) -> None:
                      "levels": [b.level for b in pm.bands],
                      "outlier_runs": len(pm.outlier_runs),
                      "suspects": [s.metadata for s in pm.suspects],
+                     # what the history section drew its headline from (build positions, 0-based)
+                     "history": {"eras": [[e.start_index, e.level] for e in hist.eras],
+                                 "changes": [c.index for c in (*hist.regressions, *hist.improvements)],
+                                 "episodes": [[e.start_index, e.end_index] for e in hist.episodes],
+                                 "drifts": [[d.start_index, d.end_index] for d in hist.drifts],
+                                 "small": [int(np.searchsorted(hist.build_ids, c["build"]))
+                                           for c in hist.small_changes]},
                      "cpu_s": round(time.process_time() - t, 2)})
         print(f"{p.name}: [{rows[-1]['headline']}] {rows[-1]['phrase']}", flush=True)
     out.write_text(json.dumps({"bandkit": bandkit.__file__, "cpu_s": time.process_time() - t_all,
@@ -95,6 +105,15 @@ def plots(data_dir: Path, png_dir: Path, jsons: list[Path]) -> None:
                     ax.axvspan(a - 0.5, b + 0.5, color="tab:orange", alpha=0.25)
                 for lv in row.get("levels", []) if row.get("verdict") in ("bimodal", "bands") else []:
                     ax.axhline(lv, color="tab:blue", lw=0.8, ls="--")
+                h = row.get("history") or {}
+                eras = h.get("eras") or []
+                if eras:  # the history section's era levels (green steps), its episodes and drifts (green bands)
+                    xs = [e[0] + 0.5 for e in eras] + [len(v) + 0.5]
+                    ax.stairs([e[1] for e in eras], xs, baseline=None, color="tab:green", lw=1.2)
+                for a, b in h.get("episodes", []) + h.get("drifts", []):
+                    ax.axvspan(a + 0.5, b + 0.5, ymin=0.92, ymax=1.0, color="tab:green", alpha=0.5)
+                for c in h.get("small", []):
+                    ax.axvline(c + 0.5, color="tab:green", lw=0.8, ls=":")
             ax.set_title("\n".join(title), fontsize=7, loc="left")
             ax.tick_params(labelsize=6)
         for ax in axes.ravel()[len(files[sheet:sheet + per]):]:

@@ -47,6 +47,10 @@ DEFAULTS: dict[str, Any] = {
 _MAD = 1.482602218505602
 #: Fewer builds than this: no change is looked for (levels and noise only).
 MIN_BUILDS_ANALYSED = 8
+#: A significant change under ``min_relative`` is named only from this size and this share of the
+#: build-to-build robust SD (in log units, or relative to the level's scale in linear mode).
+SMALL_MIN_RELATIVE = 0.005
+SMALL_MIN_NOISE = 0.5
 
 
 def _iso(origin: str | None, t: float) -> str | None:
@@ -150,7 +154,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
         # smaller changes are looked for on the whole path (few of them pass the detector's own level).
         all_cands = sorted({int(c.index) for c in res.candidates} | {int(i) for i in res.indices})
         n_cand = len(res.changepoints)
-        cands, pvals = _gate(y, zw, list(res.indices), p)
+        cands, pvals = _boundaries(y, zw, list(res.indices), p)
     kept = cands
     bounds = [0] + kept + [nb]
     zq = NormalDist().inv_cdf(0.5 + p["confidence"] / 2)
@@ -183,11 +187,18 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
                 ratio_ci=(rlo, rhi), p_value=float(pvals[k]), kind=kind, index=int(c),
                 builds_before=int(c - a), builds_after=int(b - c), effect=abs(d) / sigma,
                 date=_iso(time_origin, bt.time[c])))
+    # significant changes under the reporting threshold stay era boundaries (see _boundaries) but make
+    # no regression or improvement of their own (a ramp's small stages still make its drift)
     drifts, changes = _drifts(y, changes, bounds, bt, higher_is_better)
+    drifts = [d for d in drifts if not _small(d.ratio, p["min_relative"])]
+    changes = [c for c in changes if not _small(c.ratio, p["min_relative"])]
     episodes, changes = _episodes(changes, era_lv, bounds, bt, higher_is_better, back)
     if metadata is not None and len(getattr(metadata, "columns", ())):
         changes = _with_suspects(changes, metadata)
-    small = _small_changes(y, zw, all_cands, p, bt, back) if all_cands and not (kept or drifts) else ()
+    small = _small_changes(y, zw, all_cands, p, bt, back) if all_cands and not (changes or drifts) else ()
+    if not (changes or drifts or episodes) and len(bounds) > 2:  # nothing to report: one era, as before
+        bounds = [0, nb]
+        era_lv = [float(np.median(y))]
     eras = _eras(y, bt, bounds, back, positive)
     latest = _latest(eras, bt, higher_is_better, p["min_builds"])
     fitted = np.repeat([float(back(v)) for v in era_lv], np.diff(bounds))
@@ -204,6 +215,28 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
         build_ids=bt.ids, levels=med, fitted=fitted)
 
 
+def _small(ratio: float, min_relative: float) -> bool:
+    """Is a change of ``ratio`` under the reporting threshold?"""
+    return bool(ratio > 0 and abs(math.log(ratio)) < math.log1p(min_relative))
+
+
+def _boundaries(y: np.ndarray, zw: np.ndarray, cands: list[int], p: dict) -> tuple[list[int], list[float]]:
+    """Era boundaries: the detector's changes that pass the significance and length gates.
+
+    Changes under ``min_relative`` are kept as boundaries when significant (they are not reported):
+    a 3 % drop that recovers in two smaller stages (SAP 04656, 07895) was lost when the smaller
+    stages were dropped first and the drop was then measured against their merged era. When no
+    boundary is reportable on its own, the gate with the effect floor is used (it merges small
+    same-direction stages into one reportable change)."""
+    kept, pvals = _gate(y, zw, cands, {**p, "min_relative": 0.0})
+    min_eff = math.log1p(p["min_relative"])
+    bounds = [0] + kept + [y.size]
+    for k, c in enumerate(kept):
+        if abs(float(np.median(y[c:bounds[k + 2]]) - np.median(y[bounds[k]:c]))) >= min_eff:
+            return kept, pvals
+    return _gate(y, zw, cands, p)
+
+
 def _small_changes(y, zw, cands: list[int], p: dict, bt: BuildTable, back) -> tuple[dict, ...]:
     """Changes that pass the significance and length gates but are smaller than ``min_relative``
     (a 1.8 % step on a 0.5 %-noise history is real, just under the reporting threshold): the
@@ -213,11 +246,15 @@ def _small_changes(y, zw, cands: list[int], p: dict, bt: BuildTable, back) -> tu
     kept, pvals = _gate(y, zw, cands, {**p, "min_relative": 0.0, "alpha": p["alpha"] / 10})
     out = []
     bounds = [0] + kept + [y.size]
+    # named only when it is at least SMALL_MIN_RELATIVE and half the build-to-build noise: smaller ones
+    # are invisible on the builds and read as nonsense ("x1 slower" of SAP 04189, 0.15 % at 4.5 % noise)
+    cv = _MAD * float(np.median(np.abs(y - np.median(y))))
+    floor = max(math.log1p(SMALL_MIN_RELATIVE), SMALL_MIN_NOISE * cv)
     for k, c in enumerate(kept):
         before = float(back(np.median(y[bounds[k]:c])))
         after = float(back(np.median(y[c:bounds[k + 2]])))
         ratio = after / before if before else float("nan")
-        if ratio > 0 and abs(math.log(ratio)) < math.log1p(p["min_relative"]):
+        if ratio > 0 and floor <= abs(math.log(ratio)) < math.log1p(p["min_relative"]):
             out.append({"build": bt.ids[c], "ratio": ratio, "p_value": float(pvals[k])})
     return tuple(out)
 
@@ -303,6 +340,7 @@ def _episodes(changes: list[Change], era_lv, bounds, bt: BuildTable, hib: bool, 
 
     idx_of = {int(c): k for k, c in enumerate(bounds[1:-1])}
     by_index = {c.index: c for c in changes}
+    lengths = np.diff(bounds)
     episodes, fixed, reverts = [], {}, {}
     for c in changes:
         k = idx_of.get(c.index)
@@ -315,7 +353,18 @@ def _episodes(changes: list[Change], era_lv, bounds, bt: BuildTable, hib: bool, 
             during = era_lv[k + 1:j + 1]
             if not all((v > base) == up and abs(v - base) > 0.5 * size for v in during):
                 break
-            if abs(era_lv[j + 1] - base) <= 0.5 * size:
+            back_by = (era_lv[j + 1] - base) if up else (base - era_lv[j + 1])  # > 0: still on the changed side
+            # the level came back (or went beyond: a regression whose fix also made it faster is fixed,
+            # SAP 00414, 02304, 07445, 08909 kept such 'open regressions' while at their best level),
+            # and stayed back: a return shorter than the episode, after which the level goes back to the
+            # changed side, is a dip inside the episode (its own episode of the other kind), not its end
+            # (SAP 06170: a 7-build dip closed a 1,000-build stretch, and its end became an open regression)
+            again = j + 2 < len(era_lv) and ((era_lv[j + 2] > base) == up) and \
+                abs(era_lv[j + 2] - base) > 0.5 * size
+            sustained = not again or lengths[j + 1] >= lengths[k + 1:j + 1].sum()
+            if back_by <= 0.5 * size and not sustained:
+                break
+            if back_by <= 0.5 * size:
                 mid = max(during) if up else min(during)
                 a, b = bounds[k + 1], bounds[j + 1]
                 episodes.append(Episode(start_build=bt.ids[a], end_build=bt.ids[b], kind=c.kind,
@@ -323,9 +372,18 @@ def _episodes(changes: list[Change], era_lv, bounds, bt: BuildTable, hib: bool, 
                                         level_during=float(back(mid)), builds=int(b - a), start_index=int(a),
                                         end_index=int(b)))
                 fixed[c.index] = bt.ids[b]
-                if b in by_index:
+                if b in by_index and back_by >= -0.5 * size:  # beyond that, the closing change is news too
                     reverts[b] = bt.ids[a]
                 break
+        if c.index not in fixed:
+            # not in force at the last build any more (no clean episode: the level went elsewhere first):
+            # undone since the first build of the final stretch of eras that are all back, or beyond
+            # (alternating or wandering levels that end at their lowest have no 'open regression')
+            m = len(era_lv)
+            while m - 1 > k + 1 and _back(era_lv[m - 1], base, up, size):
+                m -= 1
+            if m < len(era_lv) and _back(era_lv[m], base, up, size):
+                fixed[c.index] = bt.ids[bounds[m]]
     out = []
     for c in changes:
         if c.index in fixed:
@@ -334,6 +392,11 @@ def _episodes(changes: list[Change], era_lv, bounds, bt: BuildTable, hib: bool, 
             c = dataclasses.replace(c, reverts=reverts[c.index])
         out.append(c)
     return episodes, out
+
+
+def _back(level: float, base: float, up: bool, size: float) -> bool:
+    """Is ``level`` back to within half a change of ``size`` from ``base``, or beyond it?"""
+    return ((level - base) if up else (base - level)) <= 0.5 * size
 
 
 def _eras(y, bt: BuildTable, bounds, back, positive: bool) -> list[Era]:

@@ -85,7 +85,7 @@ def history_findings(res: HistoryResult, since: Any = None, unit: str = "") -> l
                     default=None)
         out.append({"kind": "stable_history", "severity": "info", "builds": res.builds, "runs": res.runs,
                     "level": era.level if era else None, "cv": era.cv if era else None, "value_unit": unit,
-                    "min_relative": res.params.get("min_relative"),
+                    "min_relative": res.params.get("min_relative"), "higher_is_better": hib,
                     "small_changes": len(res.small_changes), "largest_small_change": small,
                     "level_range": list(res.level_range) if res.level_range else None,
                     "level_moves": _level_moves(res, era)})
