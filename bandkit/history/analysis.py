@@ -146,6 +146,17 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
         # (null false alarms 7 %); its scale is 0.69-1.0x diff_scale on 95 % of null histories, so a
         # scale under a quarter of it is taken as collapsed and replaced
         ds = diff_scale(yw)
+        if not (np.isfinite(res.noise_scale) and res.noise_scale > 0.25 * ds) and bt.tick > 0:
+            # collapsed on a tick grid: its reported set is then noise too (SAP 08680: 308 'changes', the
+            # x0.96 step after the first 20 builds lost among them). Its candidates come from the levels
+            # de-quantised by a seeded uniform dither of +-1/4 tick (build medians sit on a half-tick grid);
+            # the gate below still tests the levels as measured
+            jit = np.random.default_rng(p["seed"]).uniform(-bt.tick / 4, bt.tick / 4, nb)
+            yd = np.log(med + jit) if positive and np.all(med + jit > 0) else (med + jit) / lin_scale
+            res = detect_changepoints(yd, cost=p["cost"], penalty=p["penalty"], min_size=2, ci=False)
+            cost = res.cost
+            yw = winsorize_local(y, width=9) if cost == "robust" else y
+            ds = diff_scale(yw)
         sigma = res.noise_scale if np.isfinite(res.noise_scale) and res.noise_scale > 0.25 * ds else ds
         sigma = max(sigma, 0.5 * ds)
         zw = (yw - np.median(yw)) / sigma
@@ -220,21 +231,30 @@ def _small(ratio: float, min_relative: float) -> bool:
     return bool(ratio > 0 and abs(math.log(ratio)) < math.log1p(min_relative))
 
 
-def _boundaries(y: np.ndarray, zw: np.ndarray, cands: list[int], p: dict) -> tuple[list[int], list[float]]:
-    """Era boundaries: the detector's changes that pass the significance and length gates.
+def sustained_builds(min_builds: int, n: int) -> int:
+    """Builds an era needs to count as sustained (a baseline; a change found by the finer second look)."""
+    return int(max(min_builds, 10, math.ceil(0.02 * n)))
 
-    Changes under ``min_relative`` are kept as boundaries when significant (they are not reported):
-    a 3 % drop that recovers in two smaller stages (SAP 04656, 07895) was lost when the smaller
-    stages were dropped first and the drop was then measured against their merged era. When no
-    boundary is reportable on its own, the gate with the effect floor is used (it merges small
-    same-direction stages into one reportable change)."""
-    kept, pvals = _gate(y, zw, cands, {**p, "min_relative": 0.0})
-    min_eff = math.log1p(p["min_relative"])
-    bounds = [0] + kept + [y.size]
-    for k, c in enumerate(kept):
-        if abs(float(np.median(y[c:bounds[k + 2]]) - np.median(y[bounds[k]:c]))) >= min_eff:
-            return kept, pvals
-    return _gate(y, zw, cands, p)
+
+def _boundaries(y: np.ndarray, zw: np.ndarray, cands: list[int], p: dict) -> tuple[list[int], list[float]]:
+    """Era boundaries: the detector's changes that pass the gate (significance, effect, length).
+
+    When none passes, the gate is run again without the effect floor at the tenfold stricter level of
+    the smaller changes: a 3 % drop that recovers in two smaller stages (SAP 04656, 07895) was lost when
+    the stages (under 2 %) were dropped first and the drop was then measured against their merged era.
+    Its boundaries are used when one of them is reportable (the stages stay boundaries, not changes)."""
+    kept, pvals = _gate(y, zw, cands, p)
+    if kept:
+        return kept, pvals
+    # this second look is finer (no effect floor, so narrower eras): it keeps only sustained eras, as
+    # long as the baseline of `latest` (short blips of a multimodal spread passed it, SAP 04189)
+    fine, fpvals = _gate(y, zw, cands, {**p, "min_relative": 0.0, "alpha": p["alpha"] / 10,
+                                        "min_builds": sustained_builds(p["min_builds"], y.size)})
+    bounds = [0] + fine + [y.size]
+    for k, c in enumerate(fine):
+        if not _small(float(np.exp(np.median(y[c:bounds[k + 2]]) - np.median(y[bounds[k]:c]))), p["min_relative"]):
+            return fine, fpvals
+    return [], []
 
 
 def _small_changes(y, zw, cands: list[int], p: dict, bt: BuildTable, back) -> tuple[dict, ...]:
@@ -356,12 +376,13 @@ def _episodes(changes: list[Change], era_lv, bounds, bt: BuildTable, hib: bool, 
             back_by = (era_lv[j + 1] - base) if up else (base - era_lv[j + 1])  # > 0: still on the changed side
             # the level came back (or went beyond: a regression whose fix also made it faster is fixed,
             # SAP 00414, 02304, 07445, 08909 kept such 'open regressions' while at their best level),
-            # and stayed back: a return shorter than the episode, after which the level goes back to the
-            # changed side, is a dip inside the episode (its own episode of the other kind), not its end
-            # (SAP 06170: a 7-build dip closed a 1,000-build stretch, and its end became an open regression)
+            # and stayed back: a return shorter than the episode and than the stretch after it, where the
+            # level is on the changed side again, is a dip inside the episode (its own episode of the other
+            # kind), not its end (SAP 06170: a 7-build dip closed a 1,000-build stretch, and its end became
+            # an open regression)
             again = j + 2 < len(era_lv) and ((era_lv[j + 2] > base) == up) and \
                 abs(era_lv[j + 2] - base) > 0.5 * size
-            sustained = not again or lengths[j + 1] >= lengths[k + 1:j + 1].sum()
+            sustained = not again or lengths[j + 1] >= min(lengths[k + 1:j + 1].sum(), lengths[j + 2])
             if back_by <= 0.5 * size and not sustained:
                 break
             if back_by <= 0.5 * size:
@@ -420,7 +441,7 @@ def _latest(eras: list[Era], bt: BuildTable, hib: bool, min_builds: int) -> Late
         return None
     last = eras[-1]
     # the best era must be sustained: a short dip of a few builds is no baseline to compare with
-    pool = [e for e in eras if e.builds >= max(min_builds, 10, 0.02 * len(bt))] or [last]
+    pool = [e for e in eras if e.builds >= sustained_builds(min_builds, len(bt))] or [last]
     best = max(pool, key=lambda e: e.level) if hib else min(pool, key=lambda e: e.level)
     return Latest(build=bt.ids[-1], since_build=last.start_build, level=last.level, best_build=best.start_build,
                   best_until_build=best.end_build, best_level=best.level,

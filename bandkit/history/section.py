@@ -47,7 +47,8 @@ def history_fields(res: HistoryResult, since: Any = None) -> dict[str, Any]:
 
 
 def history_findings(res: HistoryResult, since: Any = None, unit: str = "") -> list[dict[str, Any]]:
-    """Findings (data) of a history: open regressions first."""
+    """Findings (data) of a history: open regressions first, then episodes, drifts and lasting
+    improvements by size (|log ratio|, largest first)."""
     k = since_index(res, since) if since is not None else 0
     out: list[dict[str, Any]] = []
     open_regs = [c for c in res.regressions if c.open and c.index >= k]
@@ -58,6 +59,7 @@ def history_findings(res: HistoryResult, since: Any = None, unit: str = "") -> l
                     "before": big.before, "after": big.after, "ratio": big.ratio, "ratio_ci": list(big.ratio_ci),
                     "build_ci": list(big.build_ci), "p_value": big.p_value, "higher_is_better": hib,
                     "value_unit": unit})
+    head = len(out)  # after the open regressions: episodes, drifts and lasting improvements, largest first
     eps = [e for e in res.episodes if e.end_index >= k]
     if eps:
         big = max(eps, key=lambda e: abs(np.log(e.ratio)) if e.ratio and e.ratio > 0 else 0.0)
@@ -76,6 +78,8 @@ def history_findings(res: HistoryResult, since: Any = None, unit: str = "") -> l
         out.append({"kind": "improvement", "severity": "info", "count": len(imps), "build": big.build,
                     "before": big.before, "after": big.after, "ratio": big.ratio, "higher_is_better": hib,
                     "value_unit": unit})
+    # a lasting x0.37 improvement comes before a x1.03 episode of 62 builds (SAP 03788)
+    out[head:] = sorted(out[head:], key=lambda f: -abs(np.log(f["ratio"])) if f["ratio"] and f["ratio"] > 0 else 0.0)
     if res.builds < MIN_BUILDS_ANALYSED:
         out.append({"kind": "too_few_builds", "severity": "info", "builds": res.builds, "runs": res.runs,
                     "needed": MIN_BUILDS_ANALYSED})
