@@ -31,7 +31,8 @@ class Change(_Dict):
     median build levels of the adjacent eras; ``ratio_ci``: 95 % interval of the ratio; ``p_value``:
     sup-CUSUM test of "no change" over the two adjacent eras (standardised by the long-run noise);
     ``kind``: "regression" or "improvement"; ``fixed_at``: for a change later undone, the build where
-    the level returned (see episodes); ``reverts``: for a change that undoes an earlier one, that
+    the level returned (see episodes), or since which it has stayed back (or beyond) to the last build
+    (no clean episode: it went elsewhere first); None while the change is in force; ``reverts``: for a change that undoes an earlier one, that
     episode's start build; ``index``: 0-based build position; ``effect``: |log ratio| in noise SDs;
     ``builds_before`` / ``builds_after``: builds in the adjacent eras; ``date`` of the build (ISO
     8601) when the file has times; ``suspects``: build metadata that changed with it.
