@@ -114,7 +114,8 @@ FINDING_KINDS: dict[str, FindingKind] = {k.kind: k for k in (
     FindingKind("improvement", "history", _INFO, _HIST,
                 ("count", "build", "before", "after", "ratio", "higher_is_better", "value_unit"),
                 "lasting improvements of a history; the largest"),
-    FindingKind("stable_history", "history", _INFO, _HIST, ("builds", "runs", "level", "cv", "value_unit"),
+    FindingKind("stable_history", "history", _INFO, _HIST,
+                ("builds", "runs", "level", "cv", "value_unit", "higher_is_better"),
                 "no change at or above the reporting threshold across the builds (smaller significant "
                 "changes and how far the level moves are given)"),
     FindingKind("too_few_builds", "history", _INFO, _HIST, ("builds", "runs", "needed"),
