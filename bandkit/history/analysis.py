@@ -7,19 +7,25 @@ Method (per history; numbers in ``DEFAULTS``):
    ``y = log(level)`` so that changes compare as ratios (raw levels when some are <= 0).
 2. Candidates: :func:`bandkit.changepoints.detect_changepoints` on ``y`` (its automatic cost,
    penalty and long-run noise scale; no bootstrap at this stage).
-3. Gate (calibrated on generated null histories, ``benchmarks/history_eval.py``): each candidate
+3. Gate (calibrated on generated null histories, ``benchmarks/history_eval.py``; when the detector's
+   scale collapsed on a tick grid, its candidates come from the levels de-quantised by a seeded
+   1/4-tick dither): each candidate
    is tested between its neighbouring candidates with the sup-CUSUM test on ``y`` (winsorised
    around a running median when the detector chose its robust cost) standardised by the
    detector's noise scale; a change is kept when ``p < alpha``, ``|ratio - 1| >= min_relative``
    and both adjacent eras hold at least ``min_builds`` builds. The weakest failing candidate is
-   dropped and its neighbours re-tested until every kept change passes.
+   dropped and its neighbours re-tested until every kept change passes. When none passes, a finer
+   second look (no effect floor, alpha / 10, sustained eras) may give boundaries of which one is
+   reportable (a drop recovering in stages); the others stay boundaries, not changes.
 4. For kept changes: 95 % build interval (residual bootstrap of the location,
    :func:`bandkit.changepoints.uncertainty.location_ci`), levels before/after (medians of the
    adjacent eras), ratio with a 95 % interval (difference of era medians; standard error
    1.2533 x robust SD / sqrt(n) per era, at least the long-run noise sigma, plus the rounding of
    quantised timings: step^2 / 12 per era, the step relative to the level).
 5. Episodes: a regression followed later by a change back to within half its size of the level
-   before it; drifts: two or more same-direction changes whose middle eras a straight line fits
+   before it, or beyond it (a return shorter than the episode and than the stretch after it is a dip,
+   not the end); a change whose level is not in force at the last build is undone (``fixed_at``)
+   since the final stretch back; drifts: two or more same-direction changes whose middle eras a straight line fits
    better than the steps (BIC); eras: level and noise between kept changes; latest: the last
    era against the best one.
 """
