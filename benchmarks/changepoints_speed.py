@@ -9,8 +9,11 @@ intervals and p-values of the reported changes, against the fastest peers (skcha
 piecewise-constant signals with segments of 500-1500 values (uniform) and jumps of 1-3 SD (random signs),
 Gaussian noise SD 1. The contenders alternate (the order rotates every round), each is timed ``--rounds``
 times per size and the median is kept; a contender whose single call exceeds ``--budget-defaults`` seconds
-runs once at that size and is skipped at larger ones. Printed: median seconds, ratio to the fastest peer,
-changes found, F1 (margin 5) against the truth, load average before and after.
+runs once at that size and is skipped at larger ones. Printed: median wall seconds and median CPU seconds
+of the process (``time.process_time``: on a shared, loaded machine the wall time is mostly waiting for a
+core), each as a ratio to the fastest peer (ratio of the medians), changes found, F1 (margin 5) and
+Hausdorff distance against the truth, load average before and after, and the peak RSS of the process
+after the size (``ru_maxrss``; it only grows).
 
 Kernel suite (the default):
 
@@ -102,8 +105,22 @@ def signal_500_1500(n: int, seed: int = 0):
     return np.repeat(levels, np.diff(np.r_[0, cps, n])) + rng.standard_normal(n), cps
 
 
+def hausdorff(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest distance from a change point of either set to the nearest one of the other (values)."""
+    if a.size == 0 or b.size == 0:
+        return float("nan") if a.size == b.size else float("inf")
+
+    def one_way(p, q):  # for every p, distance to the nearest q (q sorted)
+        j = np.clip(np.searchsorted(q, p), 1, q.size - 1) if q.size > 1 else np.zeros(p.size, dtype=int)
+        return np.minimum(np.abs(p - q[j - 1 if q.size > 1 else j]), np.abs(p - q[j])).max()
+
+    a, b = np.sort(a), np.sort(b)
+    return float(max(one_way(a, b), one_way(b, a)))
+
+
 def defaults_suite(sizes, rounds: int, budget: float) -> int:
     import os
+    import resource
     import statistics
 
     peers = {k: v for k, v in methods().items() if k in ("skchange FPOP", "fastcpd detect_mean")}
@@ -120,35 +137,40 @@ def defaults_suite(sizes, rounds: int, budget: float) -> int:
         f(warm, 2 * np.log(warm.size))
     skipped: set[str] = set()
     names = list(contenders)
-    print(f"{'n':>9s} {'contender':40s} {'median s':>9s} {'runs':>4s} {'/fastest peer':>13s} {'found':>6s} "
-          f"{'truth':>6s} {'F1':>6s}  load")
+    print(f"{'n':>9s} {'contender':40s} {'wall s':>8s} {'cpu s':>8s} {'runs':>4s} {'wall/peer':>9s} {'cpu/peer':>8s} "
+          f"{'found':>6s} {'truth':>6s} {'F1':>6s} {'Hausd.':>6s}  load  peak RSS")
     for n in sizes:
         y, truth = signal_500_1500(n, seed=n)
         pen = 2 * np.log(n)
-        times: dict[str, list[float]] = {k: [] for k in names}
+        wall: dict[str, list[float]] = {k: [] for k in names}
+        cpu: dict[str, list[float]] = {k: [] for k in names}
         found: dict[str, np.ndarray] = {}
         load0 = os.getloadavg()[0]
         for r in range(rounds):
             order = names[r % len(names):] + names[:r % len(names)]
             for name in order:
-                if name in skipped or (times[name] and times[name][-1] > budget):
+                if name in skipped or (wall[name] and wall[name][-1] > budget):
                     continue
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time(), time.perf_counter()
                 cps = np.asarray(contenders[name](y, pen), dtype=np.int64)
-                times[name].append(time.perf_counter() - t0)
+                wall[name].append(time.perf_counter() - t0)
+                cpu[name].append(time.process_time() - c0)
                 found[name] = cps
         load1 = os.getloadavg()[0]
-        peers = [statistics.median(times[k]) for k in names if k != names[0] and times[k]]
-        best = min(peers) if peers else float("nan")
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        best_w = min((statistics.median(wall[k]) for k in names[1:] if wall[k]), default=float("nan"))
+        best_c = min((statistics.median(cpu[k]) for k in names[1:] if cpu[k]), default=float("nan"))
         for name in names:
-            if not times[name]:
+            if not wall[name]:
                 print(f"{n:9d} {name:40s}   skipped (over budget at a smaller size)")
                 continue
-            med = statistics.median(times[name])
+            mw, mc = statistics.median(wall[name]), statistics.median(cpu[name])
             f1 = f_measure({"truth": truth.tolist()}, found[name].tolist()) if n <= 10**6 else float("nan")
-            print(f"{n:9d} {name:40s} {med:9.4f} {len(times[name]):4d} {med / best:13.2f} {found[name].size:6d} "
-                  f"{truth.size:6d} {f1:6.3f}  {load0:.1f}->{load1:.1f}", flush=True)
-            if med > budget:
+            hd = hausdorff(truth, found[name])
+            print(f"{n:9d} {name:40s} {mw:8.4f} {mc:8.4f} {len(wall[name]):4d} {mw / best_w:9.2f} {mc / best_c:8.2f} "
+                  f"{found[name].size:6d} {truth.size:6d} {f1:6.3f} {hd:6.0f}  {load0:.1f}->{load1:.1f}  {rss:.0f} MB",
+                  flush=True)
+            if mw > budget:
                 skipped.add(name)
     return 0
 

@@ -22,6 +22,32 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, nogil=True)
+def centre_and_sums(z, zbar, cap):
+    """Centre ``z`` in place (``z -= zbar``) and return its prefix sums ``S`` (len n + 1, S[0] = 0) and the
+    prefix sums ``D2`` (len n, D2[0] = 0) of its squared first differences, each capped at ``cap``: the inputs
+    of :func:`eliminate`, in one pass (the same sequential sums as ``np.cumsum``, so bit-identical to it)."""
+    n = z.shape[0]
+    S = np.empty(n + 1)
+    D2 = np.empty(n)
+    S[0] = 0.0
+    acc = 0.0
+    acc2 = 0.0
+    prev = 0.0
+    for i in range(n):
+        v = z[i] - zbar
+        z[i] = v
+        acc += v
+        S[i + 1] = acc
+        if i > 0:
+            d = v - prev
+            d = d * d
+            acc2 += d if d <= cap else cap
+        D2[i] = acc2
+        prev = v
+    return S, D2
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _lam(D2, a, b, v0, h):
     """Local variance ratio (>= 1) of segment [a, b), from the first differences of [a - h, b + h)."""

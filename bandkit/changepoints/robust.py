@@ -9,6 +9,12 @@
   value is not its own neighbour, so a spike at the first or last value is still an outlier).
 * :func:`segment_stats` — mean, SD, median and 1.4826 x MAD of every segment in one call (quickselect, O(n) total).
 
+Speed without changing a value: medians of long arrays are selected without a copy (:func:`_select_pair`:
+pivots from a sample, one branch-free pass, selection in a small buffer; a quickselect of a copy when the
+sample misleads); the width-9 running median of the cost choice is a median-of-9 network (19 min/max pairs,
+no branches; 20x the sliding window); scans over every value are branch-free where noise makes the branch
+unpredictable. Each kernel is tested equal to the plain computation (tests/test_changepoints_kernels.py).
+
 Large inputs are subsampled where a scale is all that is wanted (:func:`stride_for`): 65,536 evenly spaced
 first differences estimate a noise scale to ~0.5 %, so the noise model stays O(n) in memory traffic and cheap.
 """
@@ -83,20 +89,125 @@ def _median_inplace(a):
     return 0.5 * (lo + hi)
 
 
+SELECT_MIN = 4096  # below this many values a median is a quickselect of a copy
+
+
+@njit(cache=True, nogil=True)
+def _pair_copy(x, c, absdev, k):
+    """(k-1)-th (NaN for k = 0) and k-th smallest of v = x (or |x - c| with ``absdev``), by quickselect of a copy."""
+    m = x.shape[0]
+    w = np.empty(m)
+    for i in range(m):
+        w[i] = abs(x[i] - c) if absdev else x[i]
+    hi = _select(w, k)
+    lo = np.nan
+    if k > 0:
+        lo = w[0]
+        for i in range(k):  # after selecting k, w[:k] holds the k smallest values
+            if w[i] > lo:
+                lo = w[i]
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _rank_in(r, below, maxb, lo_p, eqlo, buf, nin, hi_p, eqhi):
+    """Value of rank ``r`` from the counts of :func:`_select_pair` (NaN when it is outside the bracket)."""
+    if r < below:
+        return maxb if r == below - 1 else np.nan
+    r -= below
+    if r < eqlo:
+        return lo_p
+    r -= eqlo
+    if r < nin:
+        return _select(buf[:nin], r)
+    r -= nin
+    if r < eqhi:
+        return hi_p
+    return np.nan
+
+
+@njit(cache=True, nogil=True)
+def _select_pair(x, c, absdev, k):
+    """Same as :func:`_pair_copy` without copying or reordering ``x``: two pivots bracketing rank k are taken
+    from an evenly spaced sample of ~m^(2/3) values; one branch-free pass counts the values below, equal to
+    and above them and gathers those strictly between them (a few per cent) into a small buffer, where the
+    ranks are selected (Floyd & Rivest's idea; ties at a pivot are counted, not gathered, so quantised data
+    stays in the fast path). Exact: when the sample misleads (a rank outside the bracket, or too many values
+    inside it) or a value is NaN, the copy is selected instead."""
+    m = x.shape[0]
+    if m < SELECT_MIN:
+        return _pair_copy(x, c, absdev, k)
+    ns = int(m ** (2.0 / 3.0))
+    step = m // ns
+    samp = np.empty(ns)
+    off = step // 2
+    for j in range(ns):
+        v = x[off + j * step]
+        samp[j] = abs(v - c) if absdev else v
+    pos = (k + 0.5) * ns / m
+    g = 2.0 * math.sqrt(ns)  # 4 SDs of the sample rank of the k-th value
+    r1 = int(pos - g)
+    r2 = int(pos + g) + 1
+    lo_p = -np.inf if r1 < 0 else _select(samp, r1)
+    hi_p = np.inf if r2 >= ns else _select(samp, r2)
+    cap = int(2.0 * (r2 - r1 + 1) * m / ns) + 64
+    if cap > m:
+        cap = m
+    buf = np.empty(cap + 1)
+    below = 0
+    eqlo = 0
+    eqhi = 0
+    nin = 0
+    nan = 0
+    maxb = -np.inf
+    for i in range(m):
+        v = abs(x[i] - c) if absdev else x[i]
+        b = v < lo_p
+        below += b
+        u = v if b else -np.inf
+        maxb = u if u > maxb else maxb
+        e = v == lo_p
+        eqlo += e
+        eqhi += (v == hi_p) & (not e)
+        buf[nin] = v
+        nin += (v > lo_p) & (v < hi_p)
+        nan += v != v
+        if nin >= cap:
+            break
+    if nin >= cap or nan > 0:
+        return _pair_copy(x, c, absdev, k)
+    hi = _rank_in(k, below, maxb, lo_p, eqlo, buf, nin, hi_p, eqhi)
+    lo = _rank_in(k - 1, below, maxb, lo_p, eqlo, buf, nin, hi_p, eqhi) if k > 0 else 0.0
+    if hi != hi or lo != lo:
+        return _pair_copy(x, c, absdev, k)
+    return (lo if k > 0 else np.nan), hi
+
+
+@njit(cache=True, nogil=True)
+def _median_of(x, c, absdev):
+    """Median of v = x (or |x - c|) without touching ``x``; the same value as :func:`_median_inplace` of v."""
+    m = x.shape[0]
+    if m == 0:
+        return np.nan
+    h = m // 2
+    lo, hi = _select_pair(x, c, absdev, h)
+    return hi if m % 2 == 1 else 0.5 * (lo + hi)
+
+
 @njit(cache=True, nogil=True)
 def _robust_sd(d, tick):
     """(1.4826 MAD, median) of ``d``; on a grid of step ``tick`` > 0 the MAD is interpolated in its cell."""
     m = d.shape[0]
     if m == 0:
         return 0.0, 0.0
-    w = d.copy()
-    med = _median_inplace(w)
+    med = _median_of(d, 0.0, False)
     if tick > 0.0:
         med = np.rint(med / tick) * tick
+    if tick <= 0.0:
+        return MAD_TO_SD * _median_of(d, med, True), med
+    w = np.empty(m)
     for i in range(m):
         w[i] = abs(d[i] - med)
-    if tick <= 0.0:
-        return MAD_TO_SD * _median_inplace(w), med
     # grouped-data median of |d - med| on cells [0, tick/2), [(k - 1/2) tick, (k + 1/2) tick), ...
     kmax = 0
     for i in range(m):
@@ -203,9 +314,80 @@ def clock_tick(x: np.ndarray) -> float:
     return float(_clock_tick(x, stride_for(x.size)))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _med9(p0, p1, p2, p3, p4, p5, p6, p7, p8):
+    """Median of nine values by a selection network (Paeth; N. Devillard's ``opt_med9``): 19 min/max pairs,
+    no branches; the exact middle value (min/max only move values, ties included)."""
+    p1, p2 = min(p1, p2), max(p1, p2)
+    p4, p5 = min(p4, p5), max(p4, p5)
+    p7, p8 = min(p7, p8), max(p7, p8)
+    p0, p1 = min(p0, p1), max(p0, p1)
+    p3, p4 = min(p3, p4), max(p3, p4)
+    p6, p7 = min(p6, p7), max(p6, p7)
+    p1, p2 = min(p1, p2), max(p1, p2)
+    p4, p5 = min(p4, p5), max(p4, p5)
+    p7, p8 = min(p7, p8), max(p7, p8)
+    p3 = max(p0, p3)
+    p5 = min(p5, p8)
+    p4, p7 = min(p4, p7), max(p4, p7)
+    p6 = max(p3, p6)
+    p4 = max(p1, p4)
+    p2 = min(p2, p5)
+    p4 = min(p4, p7)
+    p4, p2 = min(p4, p2), max(p4, p2)
+    p4 = max(p6, p4)
+    return min(p4, p2)
+
+
 @njit(cache=True, nogil=True)
-def _running_median(y, width):
-    """Running median, window ``width`` (odd) centred, truncated at the ends; insertion-sorted window."""
+def _window_median(y, a, b, win):
+    """Median of y[a:b] (b - a <= win.size), the mean of the two middle values for an even count."""
+    L = b - a
+    for k in range(L):
+        win[k] = y[a + k]
+    return _median_inplace(win[:L])
+
+
+@njit(cache=True, nogil=True)
+def _running_median9(y, resid):
+    """:func:`_running_median` for width 9: the median network at every full window, truncated windows at
+    the ends as before."""
+    n = y.shape[0]
+    out = np.empty(n)
+    win = np.empty(9)
+    for i in range(4 if n >= 9 else n):
+        med = _window_median(y, max(0, i - 4), min(n, i + 5), win)
+        out[i] = y[i] - med if resid else med
+    if n < 9:
+        return out
+    for i in range(4, n - 4):
+        med = _med9(y[i - 4], y[i - 3], y[i - 2], y[i - 1], y[i], y[i + 1], y[i + 2], y[i + 3], y[i + 4])
+        out[i] = y[i] - med if resid else med
+    for i in range(n - 4, n):
+        med = _window_median(y, i - 4, n, win)
+        out[i] = y[i] - med if resid else med
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill_hole(win, j, cnt, v):
+    """Put ``v`` into the sorted window ``win[:cnt]`` whose slot ``j`` is free, moving the values between the
+    free slot and v's place by one."""
+    while j + 1 < cnt and win[j + 1] < v:
+        win[j] = win[j + 1]
+        j += 1
+    while j > 0 and win[j - 1] > v:
+        win[j] = win[j - 1]
+        j -= 1
+    win[j] = v
+
+
+@njit(cache=True, nogil=True)
+def _running_median(y, width, resid=False):
+    """Running median, window ``width`` (odd) centred, truncated at the ends, from a sorted window: the window
+    grows by insertion at the start, then each step replaces the value leaving it by the one entering (one
+    shift of the values between the two places), and shrinks by removal at the end. ``resid``: return
+    ``y - median`` instead (the same subtraction as in numpy)."""
     n = y.shape[0]
     out = np.empty(n)
     if n == 0:
@@ -218,16 +400,21 @@ def _running_median(y, width):
     left = 0  # next index to remove
     for i in range(n):
         hi = min(n, i + h + 1)
-        while right < hi:  # insert y[right]
+        lo = max(0, i - h)
+        if right < hi and left < lo and hi - right == 1 and lo - left == 1:
+            # steady state: y[left] leaves, y[right] enters
+            old = y[left]
             v = y[right]
-            j = cnt
-            while j > 0 and win[j - 1] > v:
-                win[j] = win[j - 1]
-                j -= 1
-            win[j] = v
+            j = 0
+            while win[j] != old:
+                j += 1
+            _fill_hole(win, j, cnt, v)
+            right += 1
+            left += 1
+        while right < hi:  # insert y[right]
+            _fill_hole(win, cnt, cnt + 1, y[right])
             cnt += 1
             right += 1
-        lo = max(0, i - h)
         while left < lo:  # remove y[left]
             v = y[left]
             j = 0
@@ -238,9 +425,10 @@ def _running_median(y, width):
             cnt -= 1
             left += 1
         if cnt % 2 == 1:
-            out[i] = win[cnt // 2]
+            med = win[cnt // 2]
         else:
-            out[i] = 0.5 * (win[cnt // 2 - 1] + win[cnt // 2])
+            med = 0.5 * (win[cnt // 2 - 1] + win[cnt // 2])
+        out[i] = y[i] - med if resid else med
     return out
 
 
@@ -248,6 +436,8 @@ def running_median(y: np.ndarray, width: int = 9) -> np.ndarray:
     """Centred running median over ``width`` (odd) values, windows truncated at the ends."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     width = int(width) | 1
+    if width == 9:
+        return _running_median9(y, False)
     return _running_median(y, width)
 
 
@@ -263,6 +453,9 @@ def _residuals_at(y, width, stride):
         i = j * stride
         a = max(0, i - h)
         b = min(n, i + h + 1)
+        if width == 9 and b - a == 9:
+            out[j] = y[i] - _med9(y[a], y[a + 1], y[a + 2], y[a + 3], y[a + 4], y[a + 5], y[a + 6], y[a + 7], y[a + 8])
+            continue
         L = b - a
         for k in range(L):
             win[k] = y[a + k]
@@ -271,11 +464,27 @@ def _residuals_at(y, width, stride):
     return out
 
 
+@njit(cache=True, nogil=True)
+def _count_beyond(r, c, thr):
+    """How many |r - c| exceed ``thr``."""
+    k = 0
+    for i in range(r.shape[0]):
+        k += abs(r[i] - c) > thr
+    return k
+
+
+def fraction_beyond(r: np.ndarray, c: float, thr: float) -> float:
+    """Fraction of ``r`` farther than ``thr`` from ``c`` (``np.mean(np.abs(r - c) > thr)`` in one pass)."""
+    r = np.ascontiguousarray(r, dtype=np.float64)
+    return _count_beyond(r, float(c), float(thr)) / r.size if r.size else float("nan")
+
+
 def running_median_residuals(y: np.ndarray, width: int = 9, stride: int = 1) -> np.ndarray:
     """``y`` minus its centred running median (``width`` values, truncated ends), every ``stride`` values."""
     y = np.ascontiguousarray(y, dtype=np.float64)
+    width = int(width) | 1
     if stride == 1:
-        return y - running_median(y, width)
+        return _running_median9(y, True) if width == 9 else _running_median(y, width, True)
     return _residuals_at(y, int(width) | 1, int(stride))
 
 
@@ -385,13 +594,12 @@ def _spike_max(x):
     if n < 3:
         return 0.0
     best = max(abs(x[1] - x[0]), abs(x[n - 1] - x[n - 2]))
-    for t in range(1, n - 1):
+    for t in range(1, n - 1):  # branch-free: the sign pattern of noise is unpredictable
         a = x[t] - x[t - 1]
         b = x[t + 1] - x[t]
-        if a * b < 0.0:
-            m = min(abs(a), abs(b))
-            if m > best:
-                best = m
+        m = min(abs(a), abs(b))
+        m = m if a * b < 0.0 else 0.0
+        best = m if m > best else best
     return best
 
 
