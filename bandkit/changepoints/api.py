@@ -234,6 +234,15 @@ def _report(fit: _Fit, alpha: float | None, ci_level: float | None) -> ChangePoi
                              method="fpop", info=info, alpha=alpha, _fit=fit)
 
 
+def _bounds(idx: np.ndarray, n: int) -> np.ndarray:
+    """Segment bounds 0, idx..., n (int64; ``np.r_`` costs more than the rest of a short series' report)."""
+    out = np.empty(idx.size + 2, dtype=np.int64)
+    out[0] = 0
+    out[1:-1] = idx
+    out[-1] = n
+    return out
+
+
 def _levels(fit: _Fit, bounds: np.ndarray) -> np.ndarray:
     """Segment levels: means (l2; one vectorised pass) or medians (robust)."""
     if fit.cost == "l2":
@@ -246,7 +255,7 @@ def _segments(fit: _Fit, idx: np.ndarray) -> tuple[Segment, ...]:
     y, t, n = fit.y, fit.t, fit.y.size
     if n == 0:
         return ()
-    bounds = np.r_[0, idx, n].astype(np.int64)
+    bounds = _bounds(idx, n)
     mean, std, med, spread = _r.segment_stats(y, bounds)
     level = mean if fit.cost == "l2" else med
     out = []
@@ -274,7 +283,7 @@ def _changes(fit: _Fit, idx: np.ndarray, s, p, q, ci_level) -> tuple[ChangePoint
     n = fit.y.size
     if idx.size == 0:
         return ()
-    bounds = np.r_[0, idx, n].astype(np.int64)
+    bounds = _bounds(idx, n)
     level = _levels(fit, bounds)
     before, after = level[:-1], level[1:]
     delta = after - before
