@@ -100,3 +100,12 @@ def test_spike_max_branch_free_scan():
     assert R.spike_max(x) == max(inner, abs(x[1] - x[0]), abs(x[-1] - x[-2]))
     x[2500] += 40.0
     assert R.spike_max(x) > 38.0
+
+
+def test_segment_level_medians_are_the_medians_of_segment_stats():
+    rng = np.random.default_rng(6)
+    y = np.round(rng.standard_normal(3000) * 4)
+    bounds = np.r_[0, np.sort(rng.choice(np.arange(1, 3000), 40, replace=False)), 3000]
+    med = R.segment_level_medians(y, bounds)
+    assert np.array_equal(med, R.segment_stats(y, bounds)[2])
+    assert np.array_equal(med, [np.median(y[a:b]) for a, b in zip(bounds[:-1], bounds[1:])])

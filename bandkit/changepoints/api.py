@@ -247,7 +247,7 @@ def _levels(fit: _Fit, bounds: np.ndarray) -> np.ndarray:
     """Segment levels: means (l2; one vectorised pass) or medians (robust)."""
     if fit.cost == "l2":
         return np.add.reduceat(fit.y, bounds[:-1]) / np.diff(bounds)
-    return _r.segment_stats(fit.y, bounds)[2]
+    return _r.segment_level_medians(fit.y, bounds)
 
 
 def _segments(fit: _Fit, idx: np.ndarray) -> tuple[Segment, ...]:

@@ -115,7 +115,7 @@ def robust_lag1(resid: np.ndarray) -> float:
 
 def _segment_residuals(x: np.ndarray, cps: np.ndarray) -> np.ndarray:
     bounds = np.r_[0, cps, x.size].astype(np.int64)
-    med, _ = _r.segment_medians(x, bounds)
+    med = _r.segment_level_medians(x, bounds)
     return x - np.repeat(med, np.diff(bounds))
 
 
