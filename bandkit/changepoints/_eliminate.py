@@ -23,10 +23,10 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def centre_and_sums(z, zbar, cap):
-    """Centre ``z`` in place (``z -= zbar``) and return its prefix sums ``S`` (len n + 1, S[0] = 0) and the
-    prefix sums ``D2`` (len n, D2[0] = 0) of its squared first differences, each capped at ``cap``: the inputs
-    of :func:`eliminate`, in one pass (the same sequential sums as ``np.cumsum``, so bit-identical to it)."""
+def prefix_sums(z, cap):
+    """Prefix sums ``S`` of ``z`` (len n + 1, S[0] = 0) and ``D2`` (len n, D2[0] = 0) of its squared first
+    differences, each capped at ``cap``: the inputs of :func:`eliminate`, in one pass (the same sequential sums
+    as ``np.cumsum``, so bit-identical to it)."""
     n = z.shape[0]
     S = np.empty(n + 1)
     D2 = np.empty(n)
@@ -35,8 +35,7 @@ def centre_and_sums(z, zbar, cap):
     acc2 = 0.0
     prev = 0.0
     for i in range(n):
-        v = z[i] - zbar
-        z[i] = v
+        v = z[i]
         acc += v
         S[i + 1] = acc
         if i > 0:

@@ -21,7 +21,7 @@ from . import noise as _noise
 from . import penalty as _pen
 from . import robust as _r
 from . import significance as _sig
-from ._eliminate import centre_and_sums, eliminate
+from ._eliminate import eliminate, prefix_sums
 from .fpop import fpop
 from .result import Candidate, ChangePoint, ChangePointResult, Segment
 from .uncertainty import location_cis
@@ -198,11 +198,11 @@ def _fit(y: np.ndarray, t, opts: _Options) -> _Fit:
         pen = opts.penalty if opts.rule == "fixed" else _pen.criterion_penalty(opts.rule, n)
     z = base / nm.sigma_lr
     zbar = float(z.mean())
-    v0 = (nm.sigma / nm.sigma_lr) ** 2
-    # centred (prefix sums keep their precision on data far from zero), with the prefix sums of z and of its
-    # capped squared differences, in one pass
-    Sz, D2 = centre_and_sums(z, zbar, 18.0 * v0)
+    z -= zbar  # centred prefix sums keep their precision on data far from zero
     cps = fpop(z, pen, opts.min_size)
+    v0 = (nm.sigma / nm.sigma_lr) ** 2
+    # after the search (its own arrays are freed by then: the peak memory stays ~4 arrays of n values)
+    Sz, D2 = prefix_sums(z, 18.0 * v0)
     order, stat, short = eliminate(Sz, D2, cps, nm.kappa, v0, LOCAL_HALO)
     s, p, q = _sig.path_values(stat, short, n, cost, opts.min_size)
     return _Fit(y, t, opts, cost, choice, nm, float(pen), Sz, cps[order], s, p, q, float(zbar))
