@@ -385,26 +385,14 @@ def _pelt_l2(y, penalty, min_size):
     return last, F[n], max_live
 
 
-@njit(cache=True, nogil=True)
-def _backtrack_kernel(last, n):
-    k = 0
-    t = n
-    while t > 0:  # count the changes, then fill them in from the end
-        t = last[t]
-        k += t > 0
-    out = np.empty(k, dtype=np.int64)
+def _backtrack(last: np.ndarray, n: int) -> np.ndarray:
+    cps = []
     t = n
     while t > 0:
-        t = last[t]
+        t = int(last[t])
         if t > 0:
-            k -= 1
-            out[k] = t
-    return out
-
-
-def _backtrack(last: np.ndarray, n: int) -> np.ndarray:
-    """Sorted change points from the last-change table (compiled: 10^4 changes at 10^7 values)."""
-    return _backtrack_kernel(last, int(n))
+            cps.append(t)
+    return np.array(cps[::-1], dtype=np.int64)
 
 
 def _prep(y, penalty, min_size):
