@@ -113,7 +113,7 @@ def choose_cost(y: np.ndarray, tick: float = 0.0) -> CostChoice:
         frac = float(np.mean(r != med))
         cost = "robust" if frac > thr else "l2"
         return CostChoice(cost, "outliers" if cost == "robust" else "light_tails", frac, thr, None, extreme, m)
-    frac = _r.fraction_beyond(r, med, OUTLIER_K * s)
+    frac = float(np.mean(np.abs(r - med) > OUTLIER_K * s))
     # a single value that stands out from both neighbours (a step moves only one of its two differences; a
     # running median truncated at the ends takes the first runs of a step near the start for outliers)
     sd = _r.robust_sd(_r.lag_diffs(y, 1, _r.stride_for(n - 1)), tick) / math.sqrt(2.0)

@@ -12,8 +12,8 @@
 Speed without changing a value: medians of long arrays are selected without a copy (:func:`_select_pair`:
 pivots from a sample, one branch-free pass, selection in a small buffer; a quickselect of a copy when the
 sample misleads); the width-9 running median of the cost choice is a median-of-9 network (19 min/max pairs,
-no branches; 20x the sliding window); scans over every value are branch-free where noise makes the branch
-unpredictable. Each kernel is tested equal to the plain computation (tests/test_changepoints_kernels.py).
+no branches; 20x the sliding window); the spike scan over every value is branch-free (noise makes the branch
+unpredictable). Each kernel is tested equal to the plain computation (tests/test_changepoints_kernels.py).
 
 Large inputs are subsampled where a scale is all that is wanted (:func:`stride_for`): 65,536 evenly spaced
 first differences estimate a noise scale to ~0.5 %, so the noise model stays O(n) in memory traffic and cheap.
@@ -462,21 +462,6 @@ def _residuals_at(y, width, stride):
         med = _median_inplace(win[:L])
         out[j] = y[i] - med
     return out
-
-
-@njit(cache=True, nogil=True)
-def _count_beyond(r, c, thr):
-    """How many |r - c| exceed ``thr``."""
-    k = 0
-    for i in range(r.shape[0]):
-        k += abs(r[i] - c) > thr
-    return k
-
-
-def fraction_beyond(r: np.ndarray, c: float, thr: float) -> float:
-    """Fraction of ``r`` farther than ``thr`` from ``c`` (``np.mean(np.abs(r - c) > thr)`` in one pass)."""
-    r = np.ascontiguousarray(r, dtype=np.float64)
-    return _count_beyond(r, float(c), float(thr)) / r.size if r.size else float("nan")
 
 
 def running_median_residuals(y: np.ndarray, width: int = 9, stride: int = 1) -> np.ndarray:
