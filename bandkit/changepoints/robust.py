@@ -2,7 +2,9 @@
 
 * :func:`clock_tick` — the grid step of quantised data (values on a clock tick), 0 for continuous data.
 * :func:`robust_sd` — 1.4826 x MAD, tie-aware: on quantised data the median of the absolute deviations is
-  interpolated inside its grid cell (grouped-data median), so it does not collapse to 0 when most values repeat.
+  interpolated inside its grid cell (grouped-data median), so it does not collapse to 0 when most values repeat;
+  ties off any grid (>= 5 % of the values at the median, e.g. log-quantised timings) use the smallest non-zero
+  deviation as the local grid step.
 * :func:`m_scale` — one-step winsorised (Huber) standard deviation started from :func:`robust_sd`: bounded
   influence like the MAD, but ~90 % efficient for Gaussian data instead of 37 % (it matters at 20 points).
 * :func:`running_median` — running median over ``width`` values with truncated windows at the ends (an end
@@ -85,7 +87,8 @@ def _median_inplace(a):
 
 @njit(cache=True, nogil=True)
 def _robust_sd(d, tick):
-    """(1.4826 MAD, median) of ``d``; on a grid of step ``tick`` > 0 the MAD is interpolated in its cell."""
+    """(1.4826 MAD, median) of ``d``; on a grid of step ``tick`` > 0 the MAD is interpolated in its cell, and
+    so it is when >= 5 % of the values are tied at the median (grid: the smallest non-zero deviation)."""
     m = d.shape[0]
     if m == 0:
         return 0.0, 0.0
@@ -96,7 +99,29 @@ def _robust_sd(d, tick):
     for i in range(m):
         w[i] = abs(d[i] - med)
     if tick <= 0.0:
-        return MAD_TO_SD * _median_inplace(w), med
+        # ties off any grid (log-quantised timings: many differences exactly 0, the others log(k'/k)): with
+        # >= 5 % of the values at the median and a coarse local grid (the smallest deviation above float
+        # noise, >= 1/20 of the plain MAD or the plain MAD 0), the MAD is interpolated on that grid (it
+        # collapsed to 0, or to the first non-zero deviation, when ties reach half the values)
+        ties = 0
+        t = np.inf
+        top = 0.0
+        for i in range(m):
+            if w[i] > top:
+                top = w[i]
+        tol = 1e-9 * top
+        for i in range(m):
+            if w[i] <= tol:
+                ties += 1
+            elif w[i] < t:
+                t = w[i]
+        plain = _median_inplace(w.copy())
+        if ties < 0.05 * m or ties == m or (plain > 0.0 and t < 0.05 * plain):
+            return MAD_TO_SD * plain, med
+        for i in range(m):
+            if w[i] <= tol:
+                w[i] = 0.0
+        tick = t
     # grouped-data median of |d - med| on cells [0, tick/2), [(k - 1/2) tick, (k + 1/2) tick), ...
     kmax = 0
     for i in range(m):
