@@ -30,3 +30,24 @@ def test_tie_aware_scale_leaves_continuous_data_alone():
     d = rng.standard_normal(2000)
     d[:50] = 0.0  # 2.5 % exact zeros: below the 5 % tie rule, the plain MAD
     assert cr.robust_sd(d) == pytest.approx(cr.MAD_TO_SD * np.median(np.abs(d - np.median(d))), rel=1e-9)
+
+
+def test_an_excursion_is_one_piece_of_evidence_not_two_fdr_ranks():
+    # a lone bump of 12 values in white noise: its two edges were two BH ranks (q = p / 2), so an excursion with
+    # p between alpha and 2 alpha was reported (null false alarms above 1 % on AR, 1/f and log-normal noise)
+    rng = np.random.default_rng(11)
+    e = rng.standard_normal(1000)
+    found = None
+    for h in np.arange(1.3, 2.4, 0.02):
+        y = e.copy()
+        y[500:512] += h
+        res = detect_changepoints(y, ci=False, alpha=1.0)
+        edges = [c for c in res.candidates if c.index in (500, 512)]
+        if len(edges) == 2 and 0.011 < min(c.p_value for c in edges) < 0.02:
+            found = (y, edges)
+            break
+    assert found is not None, "no bump height gives p in (0.011, 0.02)"
+    y, edges = found
+    p = min(c.p_value for c in edges)
+    assert all(c.q_value == pytest.approx(p, rel=1e-9) for c in edges)
+    assert detect_changepoints(y, ci=False).changepoints == ()
