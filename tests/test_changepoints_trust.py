@@ -51,3 +51,14 @@ def test_an_excursion_is_one_piece_of_evidence_not_two_fdr_ranks():
     p = min(c.p_value for c in edges)
     assert all(c.q_value == pytest.approx(p, rel=1e-9) for c in edges)
     assert detect_changepoints(y, ci=False).changepoints == ()
+
+
+def test_a_step_after_a_two_value_excursion_to_its_level_is_still_a_sustained_shift():
+    # calibration power suite, series of 1,840 runs: a 9.7 % step at run 1577 was detected (changes at 1198,
+    # 1200 and 1577) but made no level_shift finding, because the 2-value excursion at 1198 had visited the
+    # new level "before"
+    from bandkit.changepoints.section import sustained_shifts
+
+    assert sustained_shifts([1.0, 1.1, 1.0, 1.097], [1198, 2, 377, 263], 0.02, 0.1) == [False, False, True]
+    # band switching between levels held for several values is still no sustained shift
+    assert sustained_shifts([1.0, 1.1, 1.0, 1.1], [1198, 3, 377, 263], 0.02, 0.1) == [False, False, False]
