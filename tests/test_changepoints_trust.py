@@ -22,7 +22,7 @@ def test_noise_scale_does_not_collapse_on_log_quantised_timings(seed):
     assert cr.m_scale(d) / np.sqrt(2.0) == pytest.approx(true_sd, rel=0.2)
     assert cr.robust_sd(d) / np.sqrt(2.0) == pytest.approx(true_sd, rel=0.25)
     res = detect_changepoints(y, ci=False)
-    assert res.noise_scale == pytest.approx(true_sd, rel=0.2)
+    assert res.noise_scale >= 0.8 * true_sd  # (floored at half the grid step on such coarse ticks: see below)
 
 
 def test_tie_aware_scale_leaves_continuous_data_alone():
@@ -62,3 +62,20 @@ def test_a_step_after_a_two_value_excursion_to_its_level_is_still_a_sustained_sh
     assert sustained_shifts([1.0, 1.1, 1.0, 1.097], [1198, 2, 377, 263], 0.02, 0.1) == [False, False, True]
     # band switching between levels held for several values is still no sustained shift
     assert sustained_shifts([1.0, 1.1, 1.0, 1.1], [1198, 3, 377, 263], 0.02, 0.1) == [False, False, False]
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_coarse_quantisation_two_values_one_tick_up_are_no_change(log):
+    # whole-unit timings around 30 with 1 % noise: ~92 % of the values are 30, the others 29 or 31 (a tick of
+    # 3.3 noise SDs); two adjacent 31s were two changes at p = 0.003 (also in log units, where the ties are on
+    # no grid and the scale had collapsed). A one-tick shift held for half the series is still found.
+    found = 0
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        q = np.round(30.0 * np.exp(0.01 * rng.standard_normal(500)))
+        f = np.log if log else (lambda v: v)
+        found += len(detect_changepoints(f(q), ci=False).changepoints)
+        q[250:] += 1.0
+        (c,) = detect_changepoints(f(q), ci=False).changepoints
+        assert abs(c.index - 250) <= 3
+    assert found == 0

@@ -193,18 +193,25 @@ def lag_diffs(x: np.ndarray, lag: int, stride: int = 1) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def _clock_tick(x, stride):
-    """Smallest positive |first difference| when >= 5 % of the sampled differences are exactly 0 and the
+    """Smallest positive |first difference| when >= 5 % of the sampled differences are 0 (within float rounding) and the
     non-zero ones are multiples of it (else 0.0: continuous data)."""
     n = x.shape[0]
     if n < 3:
         return 0.0
+    # differences within float rounding of the values (1e-9 of their magnitude, e.g. medians of two values
+    # or logs of equal numbers computed apart) count as 0: they are no grid step
+    top = 0.0
+    for i in range(0, n, stride):
+        if abs(x[i]) > top:
+            top = abs(x[i])
+    tol = 1e-9 * top
     zeros = 0
     total = 0
     t = np.inf
     for i in range(0, n - 1, stride):
         d = abs(x[i + 1] - x[i])
         total += 1
-        if d == 0.0:
+        if d <= tol:
             zeros += 1
         elif d < t:
             t = d
@@ -214,7 +221,7 @@ def _clock_tick(x, stride):
     nz = 0
     for i in range(0, n - 1, stride):
         d = abs(x[i + 1] - x[i])
-        if d > 0.0:
+        if d > tol:
             nz += 1
             q = d / t
             if abs(q - np.rint(q)) > 1e-6 * max(q, 1.0):
@@ -423,3 +430,18 @@ def _spike_max(x):
 def spike_max(x: np.ndarray) -> float:
     """Size of the most isolated single-value excursion of ``x`` (see :func:`_spike_max`), value units."""
     return float(_spike_max(np.ascontiguousarray(x, dtype=np.float64)))
+
+
+def local_grid(x: np.ndarray) -> float:
+    """Resolution of coarsely quantised values: the clock tick (:func:`clock_tick`) or, for ties on no common
+    grid (log-quantised timings), the smallest first difference above float rounding when >= 20 % of the first
+    differences are 0; 0.0 for continuous data."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    t = clock_tick(x)
+    if t > 0 or x.size < 3:
+        return t
+    d = np.abs(lag_diffs(x, 1, stride_for(x.size - 1)))
+    tol = 1e-9 * float(np.max(np.abs(x)))
+    if np.mean(d <= tol) < 0.2:
+        return 0.0
+    return float(np.min(d[d > tol])) if np.any(d > tol) else 0.0
