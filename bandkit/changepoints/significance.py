@@ -10,7 +10,8 @@ two-sample z of its adjacent segments in long-run noise units, with the 1/f allo
 strong anywhere. It is read from a table calibrated by simulation (:mod:`._calibration`, written by
 ``benchmarks/changepoints_calibrate.py``): for series lengths from 20 to 10,000 values, the strongest path
 statistic of null series of every calibration family (Gaussian, AR(1) 0.25 and 0.5, Student-t(3), t3 + AR 0.5,
-tick-quantised, spiked, 1/f wander within the allowance), separately per cost and for ``min_size`` 1 and >= 2;
+tick-quantised, spiked, 1/f wander within the allowance; log-normal in the min_size >= 2 tables), separately per
+cost and for ``min_size`` 1 and >= 2;
 the table holds, per length, the statistic that at most 50 % ... 0.2 % of the series of *every* family exceed.
 Between table points log p is interpolated linearly in the statistic and the thresholds linearly in log n;
 beyond 0.2 % the tail decays exponentially with the slope of its last stretch (at most 1/2 per unit, the
