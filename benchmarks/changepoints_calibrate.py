@@ -5,13 +5,13 @@ Usage: python benchmarks/changepoints_calibrate.py [--reps 2000] [--sizes 20,30,
        [--families g,ar=0.5,...] [--save /tmp/calib.npz] [--load /tmp/calib.npz]
 
 For every calibration family (benchmarks/changepoints_families.py: Gaussian, AR(1) 0.25/0.5, Student-t(3),
-t3 + AR 0.5, clock ticks of 1 and 2 SDs, 0.5 % and 2 % isolated spikes, 1/f wander of 0.3 SD) and series length,
-the detector's own pipeline (automatic cost, noise model, candidates, elimination path; no reporting) runs on
-``--reps`` seeded null series, and the strongest path statistic T is kept with the cost that was chosen. Per
-cost and length, the supremum over families of the survival function of T is fitted in its upper tail
-(0.2 % - 10 %) by ``ln S = a - T / b``; then ``a(n) = a0 + a1 ln n`` and ``b(n) = b0 + b1 / ln n`` over the
-lengths, and a0 is raised until no family exceeds the model's tail probability at 5 %, 1 % and 0.2 % by more
-than its Monte-Carlo error (2 standard errors). Prints the TAIL entries and the per-family fit check.
+t3 + AR 0.5, clock ticks of 1 and 2 SDs, 0.5 % and 2 % isolated spikes, 1/f wander of 0.3 SD, log-normal) and
+series length, the detector's own pipeline (automatic cost, noise model, candidates, elimination path; no
+reporting) runs on ``--reps`` seeded null series, and the strongest path statistic T is kept with the cost that
+was chosen. Per cost and length, the supremum over families of the survival function of T is fitted in its upper
+tail (0.2 % - 10 %) by ``ln S = a - T / b``; then ``a(n) = a0 + a1 ln n`` and ``b(n) = b0 + b1 / ln n`` over the
+lengths, and a0 is raised until no family exceeds the model's tail probability at 5 %, 1 % and 0.2 % by more than
+its Monte-Carlo error (2 standard errors). Prints the TAIL entries and the per-family fit check.
 """
 from __future__ import annotations
 

@@ -211,7 +211,9 @@ def test_confidence_intervals_cover_at_about_nominal_rate():
         n += 1
         covered += c.ci_low <= 200 <= c.ci_high
         widths.append(c.ci_high - c.ci_low)
-    assert n >= 110
+    # 1.2 SD at n = 400 is found in ~80 % of series since the 2026-11-24 table (4,000 null series per family,
+    # log-normal noise among the families; before: ~92 %); the coverage is what this test is about
+    assert n >= 90
     assert 0.84 <= covered / n <= 0.98
     assert 2 < np.median(widths) < 60
 

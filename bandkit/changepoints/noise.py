@@ -16,6 +16,12 @@ residuals x sqrt((1 + rho_r) / (1 - rho_r)))), started from the marginal MAD: a 
 large scale and only its clear level changes. (This was the previous default for every series; restricted
 to trend-like series it no longer hurts dense changes.)
 
+Coarse quantisation: when the values sit mostly on one or two grid points (a clock tick, or for log-quantised
+timings the smallest non-zero step, of >= 2 noise SDs), the scales are floored at half the grid step: a run of
+two or three values one tick off is then common, not a 3-4 sigma event, and no level difference under half a
+tick can be told from rounding (two adjacent values one tick up were a change at p = 0.003 on whole-unit
+timings with a tick of 3.3 SDs).
+
 Slow wander: a 1/f component cannot be told from a slow succession of small steps by any statistic of one
 series, so the model carries an explicit allowance: ``wander`` = the SD of a 1/f ("pink") component, as a
 fraction of the noise SD, that the significance test must tolerate. Its variance at every scale is
@@ -142,11 +148,17 @@ def unit_root_scale(x: np.ndarray, sigma: float, min_size: int, n_iter: int = 3)
 
 
 def estimate(x: np.ndarray, *, tick: float = 0.0, raw: np.ndarray | None = None, min_size: int = 2,
-             wander: float = WANDER) -> NoiseModel:
-    """Noise model of the search series ``x`` (``raw``: the values before winsorising, for rho)."""
+             wander: float = WANDER, grid: float = 0.0) -> NoiseModel:
+    """Noise model of the search series ``x`` (``raw``: the values before winsorising, for rho; ``grid``: the
+    resolution of coarsely quantised values, :func:`robust.local_grid`: the scales are floored at half of it)."""
     nm = short_range(x, tick, rho_from=raw)
     if nm.model == "degenerate":
         return nm
+    if grid > 0 and nm.sigma_marg < 0.5 * grid:
+        # values mostly on one or two grid points (a tick >= 2 noise SDs): a run of 2-3 values one tick off is
+        # common, not a 3-4 sigma event; no level difference under half a tick is told from rounding
+        f = 0.5 * grid / nm.sigma_marg
+        nm = NoiseModel(nm.sigma * f, nm.rho, nm.sigma_marg * f, nm.sigma_lr * f, tick)
     if nm.rho >= RHO_MAX:
         s, rho_r = unit_root_scale(x, nm.sigma, min_size)
         nm = NoiseModel(nm.sigma, nm.rho, s, s, tick, model="unit_root", rho_resid=rho_r)

@@ -2,7 +2,9 @@
 
 * :func:`clock_tick` — the grid step of quantised data (values on a clock tick), 0 for continuous data.
 * :func:`robust_sd` — 1.4826 x MAD, tie-aware: on quantised data the median of the absolute deviations is
-  interpolated inside its grid cell (grouped-data median), so it does not collapse to 0 when most values repeat.
+  interpolated inside its grid cell (grouped-data median), so it does not collapse to 0 when most values repeat;
+  ties off any grid (>= 5 % of the values at the median, e.g. log-quantised timings) use the smallest non-zero
+  deviation as the local grid step.
 * :func:`m_scale` — one-step winsorised (Huber) standard deviation started from :func:`robust_sd`: bounded
   influence like the MAD, but ~90 % efficient for Gaussian data instead of 37 % (it matters at 20 points).
 * :func:`running_median` — running median over ``width`` values with truncated windows at the ends (an end
@@ -196,18 +198,44 @@ def _median_of(x, c, absdev):
 
 @njit(cache=True, nogil=True)
 def _robust_sd(d, tick):
-    """(1.4826 MAD, median) of ``d``; on a grid of step ``tick`` > 0 the MAD is interpolated in its cell."""
+    """(1.4826 MAD, median) of ``d``; on a grid of step ``tick`` > 0 the MAD is interpolated in its cell, and
+    so it is when >= 5 % of the values are tied at the median (grid: the smallest non-zero deviation)."""
     m = d.shape[0]
     if m == 0:
         return 0.0, 0.0
     med = _median_of(d, 0.0, False)
     if tick > 0.0:
         med = np.rint(med / tick) * tick
-    if tick <= 0.0:
-        return MAD_TO_SD * _median_of(d, med, True), med
-    w = np.empty(m)
-    for i in range(m):
-        w[i] = abs(d[i] - med)
+        w = np.empty(m)
+        for i in range(m):
+            w[i] = abs(d[i] - med)
+    else:
+        # ties off any grid (log-quantised timings: many differences exactly 0, the others log(k'/k)): with
+        # >= 5 % of the values at the median and a coarse local grid (the smallest deviation above float
+        # noise, >= 1/20 of the plain MAD or the plain MAD 0), the MAD is interpolated on that grid (it
+        # collapsed to 0, or to the first non-zero deviation, when ties reach half the values)
+        top = 0.0
+        for i in range(m):
+            a = abs(d[i] - med)
+            if a > top:
+                top = a
+        tol = 1e-9 * top
+        ties = 0
+        t = np.inf
+        for i in range(m):
+            a = abs(d[i] - med)
+            if a <= tol:
+                ties += 1
+            elif a < t:
+                t = a
+        plain = _median_of(d, med, True)
+        if ties < 0.05 * m or ties == m or (plain > 0.0 and t < 0.05 * plain):
+            return MAD_TO_SD * plain, med
+        w = np.empty(m)
+        for i in range(m):
+            a = abs(d[i] - med)
+            w[i] = 0.0 if a <= tol else a
+        tick = t
     # grouped-data median of |d - med| on cells [0, tick/2), [(k - 1/2) tick, (k + 1/2) tick), ...
     kmax = 0
     for i in range(m):
@@ -279,18 +307,25 @@ def lag_diffs(x: np.ndarray, lag: int, stride: int = 1) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def _clock_tick(x, stride):
-    """Smallest positive |first difference| when >= 5 % of the sampled differences are exactly 0 and the
+    """Smallest positive |first difference| when >= 5 % of the sampled differences are 0 (within float rounding) and the
     non-zero ones are multiples of it (else 0.0: continuous data)."""
     n = x.shape[0]
     if n < 3:
         return 0.0
+    # differences within float rounding of the values (1e-9 of their magnitude, e.g. medians of two values
+    # or logs of equal numbers computed apart) count as 0: they are no grid step
+    top = 0.0
+    for i in range(0, n, stride):
+        if abs(x[i]) > top:
+            top = abs(x[i])
+    tol = 1e-9 * top
     zeros = 0
     total = 0
     t = np.inf
     for i in range(0, n - 1, stride):
         d = abs(x[i + 1] - x[i])
         total += 1
-        if d == 0.0:
+        if d <= tol:
             zeros += 1
         elif d < t:
             t = d
@@ -300,7 +335,7 @@ def _clock_tick(x, stride):
     nz = 0
     for i in range(0, n - 1, stride):
         d = abs(x[i + 1] - x[i])
-        if d > 0.0:
+        if d > tol:
             nz += 1
             q = d / t
             if abs(q - np.rint(q)) > 1e-6 * max(q, 1.0):
@@ -615,3 +650,18 @@ def _spike_max(x):
 def spike_max(x: np.ndarray) -> float:
     """Size of the most isolated single-value excursion of ``x`` (see :func:`_spike_max`), value units."""
     return float(_spike_max(np.ascontiguousarray(x, dtype=np.float64)))
+
+
+def local_grid(x: np.ndarray) -> float:
+    """Resolution of coarsely quantised values: the clock tick (:func:`clock_tick`) or, for ties on no common
+    grid (log-quantised timings), the smallest first difference above float rounding when >= 20 % of the first
+    differences are 0; 0.0 for continuous data."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    t = clock_tick(x)
+    if t > 0 or x.size < 3:
+        return t
+    d = np.abs(lag_diffs(x, 1, stride_for(x.size - 1)))
+    tol = 1e-9 * float(np.max(np.abs(x)))
+    if np.mean(d <= tol) < 0.2:
+        return 0.0
+    return float(np.min(d[d > tol])) if np.any(d > tol) else 0.0

@@ -11,7 +11,8 @@ Reported changes must be significant (``q_value <= alpha``, see :mod:`.significa
 ``before``/``after`` are the levels of the adjacent significant segments.
 
 A ``level_shift`` finding needs a *sustained* shift (:func:`sustained_shifts`), not band switching: a change
-counts when it enters a level not seen before in the series (``min_relative`` from every earlier level) and the
+counts when it enters a level not seen before in the series (``min_relative`` from every earlier level held for
+at least 3 values: a 1-2 value excursion is no level) and the
 series stays away from the level it left for at least ``min_hold`` of its length (10 %). When an FTQ trace
 switches between performance levels (bands, reported by the bands section), its block means move with the
 share of time spent in each band: those changes are significant and listed (``sustained`` false), but they
@@ -34,6 +35,7 @@ from .traceseries import BLOCK_S, MAX_POINTS, trace_series
 DEFAULTS = {"block_s": BLOCK_S, "max_points": MAX_POINTS, "alpha": 0.01, "min_relative": 0.02, "min_hold": 0.1}
 _DETECT_KEYS = ("cost", "penalty", "alpha", "min_size", "confidence", "wander")
 MAX_SEGMENTS_LISTED = 50
+BRIEF = 3  # values: a shorter segment is an excursion, not a level the series has been at
 
 
 def analyse_trace(trace, **params):
@@ -61,7 +63,8 @@ def sustained_shifts(levels, lengths, min_relative: float, min_hold: float) -> l
 
     out = []
     for j in range(1, k):
-        new = not any(near(lv[j], lv[i]) for i in range(j))
+        # a brief excursion (< BRIEF values, e.g. two spikes the detector cut out) is no level "seen before"
+        new = not any(near(lv[j], lv[i]) for i in range(j) if ln[i] >= BRIEF)
         held = 0.0
         for m in range(j, k):
             if near(lv[m], lv[j - 1]):
