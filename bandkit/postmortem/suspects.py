@@ -44,9 +44,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from ..metadata import metadata_unit
+from .exact_tests import fisher_exact_p, mannwhitney_exact_p
 
 #: Family-wise significance a suspect needs (max-T permutation p-value over every column and lag tried).
 SUSPECT_ALPHA = 0.05
@@ -101,15 +102,15 @@ def _ranks(v: np.ndarray) -> np.ndarray:
 
 def _mannwhitney_p(x: np.ndarray, y: np.ndarray) -> float:
     """Two-sided Mann-Whitney U p-value with ``scipy.stats.mannwhitneyu``'s defaults (method "auto",
-    continuity correction): its normal approximation with tie correction computed here, bit-equal
-    (tested), without its per-call cost (~1 ms, paid for every reported suspect of 60 benchmarks); the
-    exact distribution (either group <= 8 runs, no ties) is left to scipy."""
+    continuity correction), bit-equal (tested), without its per-call cost (~1 ms, paid for every
+    reported suspect of 60 benchmarks) nor the import of scipy.stats: the normal approximation with tie
+    correction, or the exact distribution (either group <= 8 runs, no ties; :mod:`.exact_tests`)."""
     n1, n2 = len(x), len(y)
     xy = np.r_[x, y]
     t = np.unique(xy, return_counts=True)[1]
-    if (n1 <= 8 or n2 <= 8) and not np.any(t > 1):
-        return float(stats.mannwhitneyu(x, y, alternative="two-sided")[1])
     u1 = float(np.sum(_ranks(xy)[:n1])) - n1 * (n1 + 1) / 2
+    if (n1 <= 8 or n2 <= 8) and not np.any(t > 1):
+        return mannwhitney_exact_p(u1, n1, n2)
     u = max(u1, n1 * n2 - u1)
     n = n1 + n2
     tie_term = float(np.sum(t.astype(np.float64) ** 3 - t))
@@ -258,7 +259,7 @@ def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: i
             else:
                 ka, na = ev["affected_with_value"], ev["affected"]
                 kr, nr = ev["reference_with_value"], ev["reference"]
-                ev["p_value"] = float(stats.fisher_exact([[ka, na - ka], [kr, nr - kr]])[1])
+                ev["p_value"] = fisher_exact_p(ka, na - ka, kr, nr - kr)
             out.append(best)
     gated = []
     null_max = perm.null_max() if out else None
