@@ -32,6 +32,7 @@ __all__ = [
     "parse_cpu_temp",
     "parse_date",
     "parse_run_metadata",
+    "run_metadata_columns",
     "metadata_unit",
 ]
 
@@ -236,40 +237,50 @@ def parse_run_metadata(
     parse (default: raise ``ValueError``).
     """
     records = list(records)
+    return pd.DataFrame(run_metadata_columns(records, on_error=on_error), index=pd.RangeIndex(len(records)))
+
+
+def run_metadata_columns(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    on_error: Callable[[int, str, Exception], None] | None = None,
+) -> dict[str, Any]:
+    """The columns of :func:`parse_run_metadata` (same names, order, dtypes and values) without the
+    DataFrame: name -> float64 / datetime64[ns] array or ``pd.Categorical``. For callers that repeat
+    the rows (the runner loaders: one row per value) and build one frame at the end."""
+    records = list(records)
     cols: dict[str, list[Any]] = {}
     n = len(records)
-
-    def put(col: str, i: int, v: Any) -> None:
-        if col not in cols:
-            cols[col] = [None] * n
-        cols[col][i] = v
-
     kinds: dict[str, str] = {}
+    # (key, value) -> [(column, parsed value)]: a file repeats most values run after run (host,
+    # versions, loops, the cpu_freq string of an idle machine); dates and unhashable values are parsed each time
+    memo: dict[tuple[str, Any], list[tuple[str, Any]]] = {}
     for i, rec in enumerate(records):
         for key, v in rec.items():
             if v is None:
                 continue
-            spec = REGISTRY.get(key)
+            mk = None if key in _DATE_KEYS else (key, type(v), v)  # (type: 1, 1.0 and True are equal keys)
             try:
-                if key in _EXPANDERS:
-                    put(key, i, str(v))
-                    kinds[key] = "str"
-                    for col, num in _EXPANDERS[key](v).items():
-                        put(col, i, num)
-                        kinds[col] = "float"
-                elif spec is not None and spec.kind == "date":
-                    put(key, i, parse_date(v))
-                    kinds[key] = "date"
-                elif spec is not None and spec.kind in ("float", "int"):
-                    put(key, i, _float(v))
-                    kinds[key] = "float"
-                else:
-                    put(key, i, v)
-                    kinds.setdefault(key, "auto")
-            except (ValueError, TypeError, OverflowError) as exc:
-                if on_error is None:
-                    raise ValueError(f"metadata {key!r}: {exc}") from None
-                on_error(i, key, exc)
+                hit = memo.get(mk) if mk is not None else None
+            except TypeError:  # unhashable (a list)
+                hit = mk = None
+            if hit is None:
+                try:
+                    hit = _parse_value(key, v, kinds)
+                except (ValueError, TypeError, OverflowError) as exc:
+                    if key in _EXPANDERS:  # (its raw string is kept even when it does not parse)
+                        cols.setdefault(key, [None] * n)[i] = str(v)
+                    if on_error is None:
+                        raise ValueError(f"metadata {key!r}: {exc}") from None
+                    on_error(i, key, exc)
+                    continue
+                if mk is not None:
+                    memo[mk] = hit
+            for col, pv in hit:
+                vals = cols.get(col)
+                if vals is None:
+                    vals = cols[col] = [None] * n
+                vals[i] = pv
     out: dict[str, Any] = {}
     for col, vals in cols.items():
         kind = kinds.get(col, "auto")
@@ -295,7 +306,30 @@ def parse_run_metadata(
                 )
             else:  # repeated strings: categorical (small, cheap to repeat per value)
                 out[col] = _categorical([None if v is None else _to_str(v) for v in vals])
-    return pd.DataFrame(out, index=pd.RangeIndex(n))
+    return out
+
+
+#: Keys parsed as dates (each run has its own: not memoised).
+_DATE_KEYS = frozenset(k for k, s in REGISTRY.items() if s.kind == "date")
+
+
+def _parse_value(key: str, v: Any, kinds: dict[str, str]) -> list[tuple[str, Any]]:
+    """The (column, parsed value) pairs of metadata ``key`` = ``v``; notes each column's kind."""
+    spec = REGISTRY.get(key)
+    if key in _EXPANDERS:
+        kinds[key] = "str"
+        expanded = _EXPANDERS[key](v)
+        for col in expanded:
+            kinds[col] = "float"
+        return [(key, str(v)), *expanded.items()]
+    if spec is not None and spec.kind == "date":
+        kinds[key] = "date"
+        return [(key, parse_date(v))]
+    if spec is not None and spec.kind in ("float", "int"):
+        kinds[key] = "float"
+        return [(key, _float(v))]
+    kinds.setdefault(key, "auto")
+    return [(key, v)]
 
 
 def _categorical(vals: list[str | None]) -> pd.Categorical:

@@ -349,3 +349,15 @@ def test_unknown_loader_options_are_a_usage_error(name):
 
     with pytest.raises(UsageError, match=name.replace(".", r"\.") + ".*options.*'frobnicate'"):
         bandkit.load(R / name, frobnicate=1)
+
+
+def test_run_metadata_columns_memo_keeps_types_apart():
+    """parse_run_metadata memoises (key, value) parses: 1, 1.0 and True are equal dict keys but
+    different metadata (the categorical text "1" vs "1.0", numbers vs booleans) - kept apart."""
+    df = parse_run_metadata([{"k": 1, "b": True, "cpu_freq": "1=1000 MHz"},
+                             {"k": 1.0, "b": 1, "cpu_freq": "1=1000 MHz"},
+                             {"k": "x", "b": True, "cpu_freq": "1=2000 MHz", "date": "2020-01-01 00:00:01"}])
+    assert list(df["k"].astype(str)) == ["1", "1.0", "x"]
+    assert list(df["b"].astype(str)) == ["True", "1", "True"]
+    assert list(df["cpu_freq_mhz.cpu1"]) == [1000.0, 1000.0, 2000.0]
+    assert list(df.columns)[:4] == ["k", "b", "cpu_freq", "cpu_freq_mhz.cpu1"] and df["date"].isna().sum() == 2

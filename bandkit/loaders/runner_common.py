@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._json import jsonable as plain
 from ..errors import InputError, UsageError
-from ..metadata import parse_run_metadata
+from ..metadata import run_metadata_columns
 from ..trace import Trace, TraceMeta
 from .source import Source
 
@@ -130,7 +130,7 @@ def build_runner_trace(
         raise InputError(source.name, f"run {i + 1} of benchmark {name!r}: cannot parse metadata: {exc}",
                          field=key)
 
-    md = parse_run_metadata(merged, on_error=on_error)
+    md = run_metadata_columns(merged, on_error=on_error)
     counts = np.array([len(v) for v, _ in runs], dtype=np.int64)
     numbers = np.arange(1, len(runs) + 1, dtype=np.int64) if run_numbers is None else \
         np.asarray(run_numbers, dtype=np.int64)
@@ -140,17 +140,19 @@ def build_runner_trace(
     run_time = np.full(len(runs), np.nan)
     if times is not None:
         run_time = np.asarray(times, dtype=np.float64)
-    elif "date" in md.columns and len(md):
-        d = md["date"]
+    elif "date" in md and len(runs):
+        d = pd.Series(md["date"])
         if d.notna().any():
             first = d.dropna().min()
             run_time = ((d - first).dt.total_seconds()).to_numpy(dtype=np.float64, na_value=np.nan)
-    data = pd.DataFrame({"time": np.repeat(run_time, counts), "run": run_no, "value_index": vidx,
-                         "value": values})
-    if len(md.columns):
-        rows = md.iloc[np.repeat(np.arange(len(runs)), counts)].reset_index(drop=True)
-        rows = rows.drop(columns=[c for c in rows.columns if c in data.columns], errors="ignore")
-        data = pd.concat([data, rows], axis=1)
+    # one frame built once: the run's metadata repeated onto each of its values (no per-run frame)
+    data: dict[str, Any] = {"time": np.repeat(run_time, counts), "run": run_no, "value_index": vidx,
+                            "value": values}
+    take = np.repeat(np.arange(len(runs)), counts)
+    for col, arr in md.items():
+        if col not in data:
+            data[col] = arr.take(take) if isinstance(arr, pd.Categorical) else arr[take]
+    data = pd.DataFrame(data)
     ex = {"values_per_run": plain(sorted(set(counts.tolist()))), "summary_only": False,
           "metadata": plain({k: v for k, v in const.items() if _is_plain_scalar(v)})}
     ex.update(extra or {})
