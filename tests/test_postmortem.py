@@ -271,6 +271,10 @@ def test_run_metadata_is_the_first_value_of_each_run():
     holey = pd.DataFrame({"run": [1, 1, 2, 2, 3], "value": [1.0, 2, 3, 4, 5], "host": [None, "a", "b", "b", None],
                           "temp": [np.nan, 50.0, 51.0, np.nan, np.nan]})
     traces.append(bandkit.Trace(holey, bandkit.TraceMeta(path="x", format="csv", kind="runner")))
+    # whole runs missing (a run's first row is its first non-missing value: the take path), and not
+    holey2 = holey.assign(temp=[np.nan, np.nan, 51.0, 51.0, np.nan], host=["a", "a", None, None, "c"],
+                          load=[np.nan, 1.0, 2.0, 2.0, 3.0])
+    traces.append(bandkit.Trace(holey2, bandkit.TraceMeta(path="y", format="csv", kind="runner")))
     gaps = 0
     for t in traces:
         df = t.samples

@@ -65,16 +65,25 @@ def run_table(trace: Trace, metadata: bool = True) -> RunTable:
 
 
 def _first_per_run(df: pd.DataFrame, g, cols: list[str]) -> pd.DataFrame:
-    """``g[cols].first()`` (the first non-missing value of each run), indexed 0..n-1. Columns without
-    missing values take the run's first row directly: one take instead of a groupby reduction per column
-    (a 60-benchmark pyperf file has ~60 metadata columns per benchmark; tested equal)."""
+    """``g[cols].first()`` (the first non-missing value of each run), indexed 0..n-1. A column takes the
+    run's first row directly where that is its first non-missing value - no gaps, or only whole runs
+    missing (runner loaders repeat a run's metadata onto each of its values) - in one take of all such
+    columns (a 60-benchmark pyperf file has ~60 metadata columns per benchmark; tested equal); a
+    groupby reduction only for the others."""
     run = df["run"]
     if run.isna().any():  # (groupby drops missing run numbers; np.unique would not)
         return g[cols].first().reset_index(drop=True)
-    _, first_row = np.unique(run.to_numpy(), return_index=True)
-    sub = df[cols]
-    gaps = [c for c in cols if sub[c].isna().any()]
-    md = sub.iloc[first_row].reset_index(drop=True)
+    _, first_row, inv = np.unique(run.to_numpy(), return_index=True, return_inverse=True)
+    md = df.iloc[first_row][cols].reset_index(drop=True)  # (take the few rows first, then the columns)
+    gaps = []
+    holes = md.isna().to_numpy()
+    if holes.any():  # only a column missing in some run's first row can differ from groupby's first()
+        inv = inv.ravel()
+        for j in np.flatnonzero(holes.any(axis=0)):
+            na = df[cols[j]].isna().to_numpy()
+            present = np.bincount(inv, weights=~na, minlength=len(first_row)) > 0
+            if np.any(present & holes[:, j]):  # a value later in a run whose first row misses it
+                gaps.append(cols[j])
     if gaps:
         md[gaps] = g[gaps].first().reset_index(drop=True)
     return md

@@ -132,18 +132,25 @@ def _shift(a: np.ndarray, lag: int) -> tuple[np.ndarray, slice]:
 
 def _numeric_score(v: np.ndarray, aff: np.ndarray) -> dict[str, Any] | None:
     """AUC, separation and best threshold of metadata ``v`` for labels ``aff`` (vectorised; the
-    Mann-Whitney p-value is added later, only for reported suspects)."""
+    groups' medians and the Mann-Whitney p-value are added later, only for reported suspects:
+    :func:`_finish_numeric`). ``"_ranks"``: the ranks of the finite values, for the max-T test."""
     ok = np.isfinite(v)
     vv, lab = v[ok], aff[ok]
-    na, nr = int(lab.sum()), int((~lab).sum())
+    na = int(np.count_nonzero(lab))
+    nr = lab.size - na
     if na < 1 or nr < 1 or np.ptp(vv) == 0:
         return None
-    ranks = _ranks(vv)
+    # one stable sort serves the ranks (ties averaged, as scipy.stats.rankdata) and the thresholds
+    order = np.argsort(vv, kind="mergesort")
+    sv, sl = vv[order], lab[order]
+    new = np.r_[True, sv[1:] != sv[:-1]]
+    starts = np.flatnonzero(new)
+    ends = np.r_[starts[1:], len(vv)]
+    ranks = np.empty(len(vv))
+    ranks[order] = ((starts + ends + 1) / 2.0)[np.cumsum(new) - 1]
     auc = (float(ranks[lab].sum()) - na * (na + 1) / 2.0) / (na * nr)
     # best threshold: cut between distinct sorted values, either direction
-    order = np.argsort(vv, kind="stable")
-    sv, sl = vv[order], lab[order]
-    last = np.flatnonzero(np.diff(sv) > 0)  # cut after these positions
+    last = ends[:-1] - 1  # cut after these positions (the last of each run of equal values)
     best_correct, thr, direction, tp, fp = 0, None, None, 0, 0
     if len(last):
         aff_below = np.cumsum(sl)[last]
@@ -159,35 +166,122 @@ def _numeric_score(v: np.ndarray, aff: np.ndarray) -> dict[str, Any] | None:
             tp, fp = int(aff_below[j]), int(ref_below[j])
         k = last[j]
         thr = float((sv[k] + sv[k + 1]) / 2)
-    return {"auc": auc, "separation": abs(2 * auc - 1),
-            "median_affected": float(np.median(vv[lab])), "median_reference": float(np.median(vv[~lab])),
+    return {"auc": auc, "separation": abs(2 * auc - 1), "median_affected": None, "median_reference": None,
             "threshold": thr, "affected_when": direction, "correct": best_correct, "of": int(ok.sum()),
             "affected_on_side": tp, "affected": na, "reference_on_side": fp, "reference": nr,
-            "_data": (vv[lab], vv[~lab])}
+            "_data": (vv[lab], vv[~lab]), "_ranks": ranks}
 
 
-def _categorical_score(v: pd.Series, aff: np.ndarray) -> dict[str, Any] | None:
-    ok = v.notna().to_numpy()
+def _finish_numeric(ev: dict[str, Any]) -> None:
+    """The medians of both groups and the Mann-Whitney p-value of a reported numeric suspect."""
+    a, r = ev.pop("_data")
+    ev["median_affected"], ev["median_reference"] = float(np.median(a)), float(np.median(r))
+    ev["p_value"] = _mannwhitney_p(a, r)
+
+
+def _categorical_score(codes: np.ndarray, labels, aff: np.ndarray) -> tuple[dict[str, Any], np.ndarray] | None:
+    """Youden J of the best single value of a categorical column (``codes`` into ``labels``, -1 =
+    missing, aligned with ``aff``), and the column's codes renumbered by first appearance (what
+    ``pd.factorize`` gives; -1 kept) for the max-T test."""
+    ok = codes >= 0
     lab = aff[ok]
-    na, nr = int(lab.sum()), int((~lab).sum())
+    na = int(np.count_nonzero(lab))
+    nr = lab.size - na
     if na == 0 or nr == 0:
         return None
-    codes, uniq = pd.factorize(v[ok].astype(str), sort=False)
-    ka = np.bincount(codes[lab], minlength=len(uniq))
-    kr = np.bincount(codes[~lab], minlength=len(uniq))
+    u, first, inv = np.unique(codes[ok], return_index=True, return_inverse=True)
+    order = np.argsort(first)  # values in order of first appearance
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    c = rank[inv.ravel()]
+    ka = np.bincount(c[lab], minlength=len(u))
+    kr = np.bincount(c[~lab], minlength=len(u))
     j = ka / na - kr / nr
     # largest |J|; ties: the value more common among the affected runs, then first seen
     best = int(np.lexsort((np.arange(len(j)), -j, -np.round(np.abs(j), 12)))[0])
-    return {"separation": float(abs(j[best])), "value": str(uniq[best])[:200], "affected_with_value": int(ka[best]),
-            "affected": na, "reference_with_value": int(kr[best]), "reference": nr}
+    full = np.full(codes.size, -1, np.int64)
+    full[ok] = c
+    return ({"separation": float(abs(j[best])), "value": str(labels[u[order[best]]])[:200],
+             "affected_with_value": int(ka[best]), "affected": na, "reference_with_value": int(kr[best]),
+             "reference": nr}, full)
 
 
-def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: int | None = None,
+def _columns(metadata: pd.DataFrame):
+    """(name, numeric, data) of the columns that can be suspects, in column order: numeric data is
+    a float64 array (NaN = missing), categorical data ``(codes, labels)`` (-1 = missing; values
+    compared as text). Read from the frame in one go where it can (a per-column ``frame[col]``
+    costs ~20 us, and a 60-benchmark file asks ~6,000 of them)."""
+    names = list(metadata.columns)
+    dtypes = list(metadata.dtypes)
+    keep = [i for i, c in enumerate(names) if candidate(c, dtypes[i])]
+    num = [i for i in keep if numeric_dtype(dtypes[i])]
+    block = metadata.iloc[:, num].to_numpy(dtype=np.float64, na_value=np.nan) if num else None
+    numcol = {i: k for k, i in enumerate(num)}
+    out = []
+    for i in keep:
+        if i in numcol:
+            entry = column_entry(names[i], True, np.ascontiguousarray(block[:, numcol[i]]))
+        else:
+            entry = column_entry(names[i], False, category_codes(metadata.iloc[:, i]))
+        if entry is not None:
+            out.append(entry)
+    return out
+
+
+def candidate(name: str, dtype) -> bool:
+    """A column that may be a suspect (not a time counter nor the run's own duration, not a date)."""
+    return not (name in EXCLUDED or name.endswith("_date") or pd.api.types.is_datetime64_any_dtype(dtype))
+
+
+def numeric_dtype(dtype) -> bool:
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+
+
+def category_codes(s: pd.Series) -> tuple[np.ndarray, Any]:
+    """(codes, labels) of a non-numeric column: -1 = missing; ``str(labels[code])`` is the value's text."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return np.asarray(s.array.codes, dtype=np.int64), s.array.categories
+    ok = s.notna().to_numpy()
+    codes = np.full(len(s), -1, np.int64)
+    c, labels = pd.factorize(s[ok].astype(str), sort=False)
+    codes[ok] = c
+    return codes, labels
+
+
+def column_entry(name: str, numeric: bool, data):
+    """``(name, numeric, data)`` for :func:`rank_suspects`, or None for a column that cannot separate
+    anything: constant, or categorical with (nearly) every run different."""
+    if numeric:
+        vals = data[~np.isnan(data)]
+        if vals.size == 0 or np.all(vals == vals[0]):  # (nunique < 2)
+            return None
+        return name, True, data
+    present = data[0][data[0] >= 0]
+    k = np.unique(present).size
+    if k < 2 or k > 0.5 * present.size:
+        return None
+    return name, False, data
+
+
+def _shift_codes(codes: np.ndarray, lag: int) -> np.ndarray:
+    """``Series.shift(-lag)`` of categorical codes: run i gets the value of run i + lag (-1 beyond)."""
+    if lag == 0:
+        return codes
+    out = np.full(codes.size, -1, np.int64)
+    if lag > 0:
+        out[:codes.size - lag] = codes[lag:]
+    else:
+        out[-lag:] = codes[:codes.size + lag]
+    return out
+
+
+def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_index: int | None = None,
                   max_suspects: int = 5, min_score: float = 0.3, lags: tuple[int, ...] = (0, 1, -1),
                   alpha: float = SUSPECT_ALPHA, min_support: int = MIN_SUPPORT) -> list[Suspect]:
     """Rank the columns of ``metadata`` (one row per run) by how well they separate ``affected``.
 
-    ``step_index``: for a step, the 0-based index of the first run after it (enables the
+    ``metadata`` may also be its columns as :func:`column_entry` gives them (a list of ``(name,
+    numeric, data)``). ``step_index``: for a step, the 0-based index of the first run after it (enables the
     coincidence factor and the monotone-column exclusion). Returns at most ``max_suspects`` with
     ``score >= min_score`` that pass the gate (see the module docstring: ``min_support`` affected
     and reference runs, max-T permutation p-value < ``alpha``), best first.
@@ -200,36 +294,29 @@ def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: i
     w = max(1.0, n / 50.0)
     out: list[Suspect] = []
     idx = np.arange(n)
-    for col in metadata.columns:
-        if col in EXCLUDED or col.endswith("_date"):
-            continue
-        s = metadata[col]
-        if pd.api.types.is_datetime64_any_dtype(s) or s.nunique(dropna=True) < 2:
-            continue
-        numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+    for col, numeric, data in (_columns(metadata) if isinstance(metadata, pd.DataFrame) else metadata):
         if numeric:
-            v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+            v = data
             ok = np.isfinite(v)
             if step_index is not None and ok.sum() > 3:
                 rv = _ranks(v[ok])
                 rho = np.corrcoef(idx[ok], rv)[0, 1] if np.ptp(rv) > 0 else 0.0
                 if np.isfinite(rho) and abs(rho) > 0.98:
                     continue
-        else:
-            if s.nunique(dropna=True) > 0.5 * s.notna().sum():  # (nearly) every run different: no pattern
-                continue
         best: Suspect | None = None
         for lag in lags:
             if numeric:
                 mv, sl = _shift(v, lag)
                 ev = _numeric_score(mv, aff[sl])
+                if ev is None:
+                    continue
+                perm.add_ranks(mv, sl, ev.pop("_ranks"))
             else:
-                mv_s = s.shift(-lag) if lag else s
-                sl = slice(0, n)
-                ev = _categorical_score(mv_s, aff)
-            if ev is None:
-                continue
-            perm.add(mv if numeric else mv_s, sl, numeric)
+                res = _categorical_score(_shift_codes(data[0], lag), data[1], aff)
+                if res is None:
+                    continue
+                ev, codes = res
+                perm.add_codes(codes)
             score = ev["separation"] * (0.9 if lag else 1.0)
             if step_index is not None and numeric:
                 ok2 = np.isfinite(mv)
@@ -248,18 +335,8 @@ def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: i
             ev["_separation"] = ev["separation"]
             if best is None or score > best.score:
                 best = Suspect(col, float(score), ev)
-            else:
-                ev.pop("_data", None)
-                ev.pop("_separation", None)
         if best is not None and best.score >= min_score:
-            ev = best.evidence
-            data = ev.pop("_data", None)
-            if data is not None:
-                ev["p_value"] = _mannwhitney_p(data[0], data[1])
-            else:
-                ka, na = ev["affected_with_value"], ev["affected"]
-                kr, nr = ev["reference_with_value"], ev["reference"]
-                ev["p_value"] = fisher_exact_p(ka, na - ka, kr, nr - kr)
+            best.evidence["p_value"] = None  # (its place in the evidence; computed for the gated ones below)
             out.append(best)
     gated = []
     null_max = perm.null_max() if out else None
@@ -269,6 +346,12 @@ def rank_suspects(metadata: pd.DataFrame, affected: np.ndarray, *, step_index: i
         ev["tests"] = perm.n_tests
         ev["p_adjusted"] = float((1 + np.count_nonzero(null_max >= sep - 1e-12)) / (len(null_max) + 1))
         if ev["affected"] >= min_support and ev["reference"] >= min_support and ev["p_adjusted"] < alpha:
+            if "_data" in ev:  # the medians and the p-value only of what is reported (most are not)
+                _finish_numeric(ev)
+            else:
+                ka, na = ev["affected_with_value"], ev["affected"]
+                kr, nr = ev["reference_with_value"], ev["reference"]
+                ev["p_value"] = fisher_exact_p(ka, na - ka, kr, nr - kr)
             gated.append(sus)
     gated.sort(key=lambda s: (-round(s.score, 6), "." in s.metadata, s.evidence.get("p_value", 1.0), s.metadata))
     return _dedupe(gated)[:max_suspects]
@@ -292,23 +375,20 @@ class _MaxT:
     def n_tests(self) -> int:
         return len(self.ranks) + len(self.cats)
 
-    def add(self, values, sl: slice, numeric: bool) -> None:
-        """One statistic: metadata ``values`` paired with the runs ``sl`` (numeric array, or a
-        pandas Series of categories aligned with all runs)."""
-        if numeric:
-            full = np.full(self.n, np.nan)
-            full[sl] = values
-            ok = np.isfinite(full)
-            r = np.zeros(self.n)
-            r[ok] = _ranks(full[ok])
-            self.ranks.append(r)
-            self.valid.append(ok.astype(np.float64))
-        else:
-            ok = values.notna().to_numpy()
-            codes = np.full(self.n, -1, np.int64)
-            c, uniq = pd.factorize(values[ok].astype(str), sort=False)
-            codes[ok] = c
-            self.cats.append((codes, len(uniq)))
+    def add_ranks(self, values: np.ndarray, sl: slice, ranks: np.ndarray) -> None:
+        """A numeric statistic: metadata ``values`` paired with the runs ``sl``, ``ranks`` of its finite
+        values (in order)."""
+        full = np.full(self.n, np.nan)
+        full[sl] = values
+        ok = np.isfinite(full)
+        r = np.zeros(self.n)
+        r[ok] = ranks
+        self.ranks.append(r)
+        self.valid.append(ok.astype(np.float64))
+
+    def add_codes(self, codes: np.ndarray) -> None:
+        """A categorical statistic: value codes 0..k-1 of every run (-1 = missing)."""
+        self.cats.append((codes, int(codes.max()) + 1))
 
     def null_max(self) -> np.ndarray:
         rng = np.random.default_rng(self.seed)
@@ -316,7 +396,10 @@ class _MaxT:
         n_perm = int(np.clip(4_000_000 // max(self.n, 1), 199, self.n_perm))
         na = int(self.aff.sum())
         # a permutation of the labels = a random set of na affected runs (one row per permutation)
-        sub = np.argsort(rng.random((n_perm, self.n)), axis=1)[:, :na]
+        # (the na smallest of each row: the set argsort's first na give; rank sums and counts are exact in
+        # float64 whatever the order, so the statistics are the same, without sorting whole rows)
+        u = rng.random((n_perm, self.n))
+        sub = np.argpartition(u, na - 1, axis=1)[:, :na] if 0 < na < self.n else np.argsort(u, axis=1)[:, :na]
         best = np.zeros(n_perm)
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.ranks:
