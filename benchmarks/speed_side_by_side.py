@@ -1,11 +1,13 @@
 """bandkit's commands against their peers, side by side: wall and CPU time of fresh processes, alternating.
 
-    python benchmarks/speed_side_by_side.py runner  A.json.gz B.json.gz --rounds 7
+    python benchmarks/speed_side_by_side.py runner  A.json.gz B.json.gz --rounds 7 [--before DIR]   # (run outside a checkout: python -m imports the current directory's bandkit first)
     python benchmarks/speed_side_by_side.py ftq data/ftq/ftq_f10000_quiet_0.dat.gz --rounds 5
     python benchmarks/speed_side_by_side.py cold data/ftq/ftq_f10000_quiet_0.dat.gz --rounds 3
 
 ``runner``: ``bandkit report A`` vs ``python -m pyperf stats A`` and ``bandkit compare A B`` vs
-``python -m pyperf compare_to A B`` (pyperf must be installed in this interpreter's environment).
+``python -m pyperf compare_to A B`` (pyperf must be installed in this interpreter's environment);
+``--before DIR`` adds a third contender, "bandkit before": the same commands with ``PYTHONPATH=DIR``
+(a checkout of the code to compare with, e.g. ``git archive main | tar -x -C DIR``).
 ``ftq``: ``bandkit report FILE`` alone (warm cache), the bar of issue 17 is a wall time.
 ``cold``: the first ``bandkit report FILE`` with an empty numba cache (``NUMBA_CACHE_DIR`` = a fresh
 temporary directory) against a warm one, alternating.
@@ -74,20 +76,23 @@ def main(argv=None) -> int:
     ap.add_argument("what", choices=("runner", "ftq", "cold"))
     ap.add_argument("files", nargs="+")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--before", metavar="DIR", help="runner: also time bandkit from this source tree (PYTHONPATH)")
     args = ap.parse_args(argv)
     print(f"python {sys.version.split()[0]}; cores {os.cpu_count()}; load average (1 min) before "
           f"{os.getloadavg()[0]:.2f}")
     if args.what == "runner":
         a = args.files[0]
         b = args.files[1] if len(args.files) > 1 else args.files[0]
-        print(f"report of {a}")
-        res = side_by_side({"pyperf stats": ([sys.executable, "-m", "pyperf", "stats", a], None),
-                            "bandkit report": ([*BANDKIT, "report", a, "--quiet"], None)}, args.rounds)
-        summarise(res, "pyperf stats")
-        print(f"compare {a} {b}")
-        res = side_by_side({"pyperf compare_to": ([sys.executable, "-m", "pyperf", "compare_to", a, b], None),
-                            "bandkit compare": ([*BANDKIT, "compare", a, b], None)}, args.rounds)
-        summarise(res, "pyperf compare_to")
+        before = {**os.environ, "PYTHONPATH": os.path.abspath(args.before)} if args.before else None
+        for what, peer, cmd in (("report", [sys.executable, "-m", "pyperf", "stats", a], ["report", a, "--quiet"]),
+                                ("compare", [sys.executable, "-m", "pyperf", "compare_to", a, b], ["compare", a, b])):
+            print(f"{what} {a}" + (f" {b}" if what == "compare" else ""))
+            base = f"pyperf {peer[3]}"
+            contenders = {base: (peer, None), f"bandkit {what}": ([*BANDKIT, *cmd], None)}
+            if before:
+                contenders[f"bandkit {what} before"] = ([*BANDKIT, *cmd], before)
+            res = side_by_side(contenders, args.rounds)
+            summarise(res, base)
     elif args.what == "ftq":
         res = side_by_side({"bandkit report": ([*BANDKIT, "report", args.files[0], "--quiet"], None)}, args.rounds)
         summarise(res, "bandkit report")
