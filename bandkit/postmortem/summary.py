@@ -85,25 +85,27 @@ def _pooled(frames: list[pd.DataFrame]):
     for f in frames:
         names.update(dict.fromkeys(f.columns))
     starts = np.cumsum([0] + [len(f) for f in frames])
+    cols = [_frame_columns(f) for f in frames]
     out = []
     for c in names:
-        parts = [(k, f[c]) for k, f in enumerate(frames) if c in f.columns]
+        parts = [(k, cols[k][c]) for k in range(len(frames)) if c in cols[k]]
         dts = [s.dtype for _, s in parts]
         if not candidate(c, None) or all(pd.api.types.is_datetime64_any_dtype(d) for d in dts):
             continue  # (excluded names and dates: never suspects)
         if all(numeric_dtype(d) for d in dts):
             v = np.full(n, np.nan)
             for k, s in parts:
-                v[starts[k]:starts[k + 1]] = s.to_numpy(dtype=np.float64, na_value=np.nan)
+                v[starts[k]:starts[k + 1]] = s if isinstance(s, np.ndarray) else \
+                    s.to_numpy(dtype=np.float64, na_value=np.nan)
             present = np.count_nonzero(~np.isnan(v))
             data, numeric = v, True
         elif all(isinstance(d, pd.CategoricalDtype) for d in dts):
             codes = np.full(n, -1, np.int64)
             text: dict[str, int] = {}
             for k, s in parts:
-                cats = s.array.categories
+                cats = s.categories
                 remap = np.array([text.setdefault(str(x), len(text)) for x in cats] + [-1], dtype=np.int64)
-                codes[starts[k]:starts[k + 1]] = remap[np.asarray(s.array.codes, dtype=np.int64)]
+                codes[starts[k]:starts[k + 1]] = remap[np.asarray(s.codes, dtype=np.int64)]
             present = np.count_nonzero(codes >= 0)
             data, numeric = (codes, np.array(list(text), dtype=object)), False
         else:  # mixed kinds: as pandas stacks them (object values, compared as text)
@@ -118,4 +120,23 @@ def _pooled(frames: list[pd.DataFrame]):
             entry = column_entry(c, numeric, data)
             if entry is not None:
                 out.append(entry)
+    return out
+
+
+def _frame_columns(f: pd.DataFrame) -> dict[str, Any]:
+    """A frame's columns by name, read in bulk: numeric ones as float64 arrays (one block read), categorical
+    ones as their ``pd.Categorical``, others as Series (each has ``.dtype``)."""
+    names, dts = list(f.columns), list(f.dtypes)
+    num = [i for i, d in enumerate(dts) if numeric_dtype(d)]
+    block = f.iloc[:, num].to_numpy(dtype=np.float64, na_value=np.nan) if num else None
+    out: dict[str, Any] = {}
+    pos = {i: j for j, i in enumerate(num)}
+    for i, (c, d) in enumerate(zip(names, dts)):
+        if c in out:
+            continue
+        if i in pos:
+            out[c] = block[:, pos[i]]
+        else:
+            s = f.iloc[:, i]
+            out[c] = s.array if isinstance(d, pd.CategoricalDtype) else s
     return out
