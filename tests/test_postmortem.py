@@ -355,3 +355,23 @@ def test_exact_tests_match_scipy():
     assert worst <= 1e-15
     assert fisher_exact_p(8, 2, 1, 5) == 5 / 143 and fisher_exact_p(0, 0, 3, 4) == 1.0  # (scipy: 0.034965034965034975)
     assert math.isclose(fisher_exact_p(6, 2, 1, 4), 0.10256410256410257, rel_tol=1e-15)
+
+
+def test_runner_report_and_compare_do_not_import_scipy_stats():
+    """scipy.stats costs ~0.5 s of CPU to import, as much as a 60-benchmark pyperf report's post-mortems:
+    the report of a pyperf file (whose suspects take the exact Mann-Whitney path) and the compare of two
+    stay off it (exact tests in postmortem.exact_tests, Welch's p in compare.welch_p)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent / "data" / "runners"
+    a = root / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"
+    b = root / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz"
+    code = ("import sys, bandkit\n"
+            "from bandkit.compare import compare_files\n"
+            f"r = bandkit.report({str(a)!r}); r.to_json(); r.to_text()\n"
+            f"assert any(t['suspects'] for t in r.to_dict()['traces'])\n"
+            f"compare_files({str(a)!r}, {str(b)!r}).to_dict()\n"
+            "print('scipy.stats' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False", out
