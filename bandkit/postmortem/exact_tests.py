@@ -37,7 +37,7 @@ def binom(n: float, k: float) -> float:
     return num / den
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=32)
 def _u_configurations(n1: int, n2: int, maxu: int) -> np.ndarray:
     """Number of arrangements with U = 0..maxu (n1 <= n2; uint64, or float64 past its range), as
     scipy's ``_MWU.build_u_freqs_array`` builds them (read-only: memoised)."""
