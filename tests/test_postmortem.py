@@ -375,3 +375,24 @@ def test_runner_report_and_compare_do_not_import_scipy_stats():
             "print('scipy.stats' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False", out
+
+
+def test_pooled_suspects_leave_out_columns_that_only_tell_benchmarks_apart():
+    """speedpython_2017-03-31 named ``description`` ("Benchmark json.loads()") the shared suspect
+    (p_adjusted 0.002): a column constant within every benchmark marks which benchmarks have slow
+    runs, not what the slow runs have in common."""
+    from bandkit.postmortem.summary import _pooled
+
+    rng = np.random.default_rng(0)
+    frames = []
+    for k in range(6):
+        n = 20
+        frames.append(pd.DataFrame({
+            "description": pd.Categorical([f"Benchmark {k}"] * n),
+            "loops": np.full(n, 2.0 ** k),
+            "cpu_freq": rng.choice([2000.0, 3300.0], n),
+            "tag": pd.Categorical(rng.choice(["a", "b"], n)),
+        }))
+    names = [e[0] for e in _pooled(frames)]
+    assert "cpu_freq" in names and "tag" in names
+    assert "description" not in names and "loops" not in names

@@ -116,11 +116,29 @@ def _pooled(frames: list[pd.DataFrame]):
             present = int(s.notna().sum())
             numeric = numeric_dtype(s.dtype)
             data = s.to_numpy(dtype=np.float64, na_value=np.nan) if numeric else category_codes(s)
-        if present / n > MIN_PRESENT:
+        if present / n > MIN_PRESENT and not _marks_benchmarks(data if numeric or not isinstance(data, tuple)
+                                                               else data[0], starts):
             entry = column_entry(c, numeric, data)
             if entry is not None:
                 out.append(entry)
     return out
+
+
+def _marks_benchmarks(values: np.ndarray, starts: np.ndarray) -> bool:
+    """True when a pooled column is constant within every benchmark (missing values aside): then it
+    tells benchmarks apart, not runs (a benchmark's description, its loops), and ranking it against
+    the pooled slow runs would name the benchmarks that have slow runs, not a cause."""
+    for a, b in zip(starts[:-1], starts[1:]):
+        seg = values[a:b]
+        if seg.dtype.kind == "f":
+            seg = seg[~np.isnan(seg)]
+        elif seg.dtype.kind in "iu":
+            seg = seg[seg >= 0]  # category codes: -1 = missing
+        else:
+            seg = seg[pd.notna(seg)]
+        if seg.size > 1 and not np.all(seg == seg[0]):
+            return False
+    return True
 
 
 def _frame_columns(f: pd.DataFrame) -> dict[str, Any]:
