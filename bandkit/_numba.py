@@ -15,7 +15,8 @@ Kernels that are also worth running without numba (the change-point engine's, on
 history: ~1,500 build medians) are declared with :func:`njit` from this module instead of numba's. Such a
 kernel is a :class:`Kernel`: until numba is needed, a call on arrays of at most :data:`PYTHON_MAX` values runs
 its Python function (or a registered numpy stand-in, :data:`TWINS`, giving the same values) and numba is not
-even imported; the first call on a larger input (or :func:`use_compiled`) imports numba, makes every kernel a
+even imported; the first call on a larger input, or once the kernels have spent :data:`PYTHON_BUDGET_S` in
+Python in this process (many series: numba pays off), or :func:`use_compiled`, imports numba, makes every kernel a
 numba dispatcher (module globals included, so compiled kernels call compiled kernels) and from then on the
 compiled kernels run. ``import numba`` (0.2-0.4 s), its first-use set-up (0.2-0.5 s) and loading ~10 cached
 kernels cost more than the whole analysis of a CI history in numpy (benchmarks/RESULTS_history.md). Both ways
@@ -27,6 +28,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 __all__ = ["configure_cache", "fallback_cache_dir", "announce_compiles", "SECONDS_PER_KERNEL", "njit", "Kernel",
@@ -110,7 +112,13 @@ TWINS = {
     "bandkit.changepoints.robust._segment_stats": "bandkit.changepoints._numpy_kernels:segment_stats",
 }
 
+#: Time (s) the kernels may spend running without numba in a process (a notebook or a fleet analysing many
+#: series) before numba is brought in: about what numba's start-up costs, so that a process never pays much
+#: more than twice the better of the two ways.
+PYTHON_BUDGET_S = 0.5
+
 _MODE = {"compiled": False, "forced": os.environ.get("BANDKIT_KERNELS", "auto")}
+_PY = {"depth": 0, "spent": 0.0}
 _KERNELS: list = []
 
 
@@ -146,7 +154,16 @@ class Kernel:
         if self.dispatcher is None:
             if not _MODE["compiled"] and _MODE["forced"] != "compiled" and (
                     _MODE["forced"] == "python" or _size(args) <= PYTHON_MAX):
-                return self.python()(*args)
+                if _PY["depth"] or _MODE["forced"] == "python":  # called from a kernel run in Python
+                    return self.python()(*args)
+                if _PY["spent"] <= PYTHON_BUDGET_S:
+                    _PY["depth"] = 1
+                    t0 = time.perf_counter()
+                    try:
+                        return self.python()(*args)
+                    finally:
+                        _PY["depth"] = 0
+                        _PY["spent"] += time.perf_counter() - t0
             use_compiled()
         return self.dispatcher(*args)
 

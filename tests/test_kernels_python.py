@@ -1,6 +1,6 @@
 """The change-point kernels give the same results without numba (Python functions and the numpy stand-ins of
-bandkit.changepoints._numpy_kernels) as compiled, and a CI history is analysed without importing numba or
-scipy (bandkit._numba)."""
+bandkit.changepoints._numpy_kernels) as compiled (bandkit._numba); the history report's imports are guarded in
+tests/test_lite_numerics.py."""
 import json
 import os
 import subprocess
@@ -127,27 +127,11 @@ def _run(mode):
 
 def test_detect_changepoints_and_histories_are_the_same_with_and_without_numba():
     """The whole engine, run in a process that never imports numba and in one that compiles everything."""
-    py, py_imported = _run("auto")
+    py, py_imported = _run("python")
     jit, _ = _run("compiled")
-    assert py_imported == "[]"  # short series: neither numba nor scipy was imported
+    assert py_imported == "[]"  # neither numba nor scipy was imported
     assert json.loads(py) == json.loads(jit)
     assert py == jit  # byte for byte
-
-
-def test_a_history_report_imports_neither_numba_nor_scipy(tmp_path):
-    """``bandkit report`` of a CI history (the bundled SAP HANA ones) pays for no numba, scipy or FTQ
-    analysis start-up."""
-    from pathlib import Path
-
-    data = Path(__file__).resolve().parent.parent / "data" / "ci-history"
-    code = ("import sys, bandkit\n"
-            "from bandkit.cli import main\n"
-            f"for p in {sorted(str(p) for p in data.glob('*.csv.gz'))!r}:\n"
-            f"    assert main(['report', p, '-f', 'json', '-o', {str(tmp_path / 'r.json')!r}, '-q']) == 0\n"
-            "print(sorted(m for m in ('numba', 'llvmlite', 'scipy', 'sklearn', 'matplotlib', 'bandkit.bands', "
-            "'bandkit.spectrum', 'bandkit.postmortem') if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]", out
 
 
 def test_a_long_series_brings_numba_in_and_kernels_stay_callable():
@@ -160,3 +144,20 @@ def test_a_long_series_brings_numba_in_and_kernels_stay_callable():
             " type(robust._select).__name__)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["[6000]", "True", "True", "CPUDispatcher"], out
+
+
+def test_many_short_series_bring_numba_in_after_the_time_budget():
+    """A process analysing series after series (a notebook, a fleet) switches to the compiled kernels once the
+    Python ones have cost about what numba's start-up does."""
+    code = ("import sys, numpy as np\n"
+            "from bandkit import _numba\n"
+            "from bandkit.changepoints import detect_changepoints\n"
+            "y = np.random.default_rng(0).normal(size=1500)\n"
+            "first = detect_changepoints(y).to_dict()\n"
+            "print('numba' in sys.modules)\n"
+            "_numba.PYTHON_BUDGET_S = 2.5 * _numba._PY['spent']  # two or three more calls\n"
+            "for _ in range(20):\n"
+            "    r = detect_changepoints(y).to_dict()\n"
+            "print('numba' in sys.modules, _numba.compiled_in_use(), r == first)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "True", "True"], out
