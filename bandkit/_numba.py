@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -118,7 +119,8 @@ TWINS = {
 PYTHON_BUDGET_S = 0.5
 
 _MODE = {"compiled": False, "forced": os.environ.get("BANDKIT_KERNELS", "auto")}
-_PY = {"depth": 0, "spent": 0.0}
+_PY = {"depth": 0, "spent": 0.0}  # budget accounting only (not per thread: a race miscounts, nothing else)
+_LOCK = threading.Lock()
 _KERNELS: list = []
 
 
@@ -212,18 +214,21 @@ def use_compiled() -> None:
         return
     import numba
 
-    for k in _KERNELS:
-        if k.dispatcher is None:
-            k.dispatcher = numba.njit(**k.options)(k.py_func)
-    by_id = {id(k): k.dispatcher for k in _KERNELS}
-    for name, module in list(sys.modules.items()):
-        if module is None or not (name == "bandkit" or name.startswith("bandkit.")):
-            continue
-        d = vars(module)
-        for attr, value in list(d.items()):
-            if isinstance(value, Kernel):
-                d[attr] = by_id[id(value)]
-    _MODE["compiled"] = True
+    with _LOCK:  # two threads crossing the threshold at once make one set of dispatchers
+        if _MODE["compiled"]:
+            return
+        for k in _KERNELS:
+            if k.dispatcher is None:
+                k.dispatcher = numba.njit(**k.options)(k.py_func)
+        by_id = {id(k): k.dispatcher for k in _KERNELS}
+        for name, module in list(sys.modules.items()):
+            if module is None or not (name == "bandkit" or name.startswith("bandkit.")):
+                continue
+            d = vars(module)
+            for attr, value in list(d.items()):
+                if isinstance(value, Kernel):
+                    d[attr] = by_id[id(value)]
+        _MODE["compiled"] = True
 
 
 def _bandkit_kernels():
