@@ -106,8 +106,6 @@ TWINS = {
     "bandkit.changepoints.robust._running_median": "bandkit.changepoints._numpy_kernels:running_median",
     "bandkit.changepoints.robust._select": "bandkit.changepoints._numpy_kernels:select",
     "bandkit.changepoints.robust._median_inplace": "bandkit.changepoints._numpy_kernels:median_inplace",
-    "bandkit.changepoints.robust._robust_sd": "bandkit.changepoints._numpy_kernels:robust_sd",
-    "bandkit.changepoints.robust._m_scale": "bandkit.changepoints._numpy_kernels:m_scale",
     "bandkit.changepoints.robust._lag_diffs": "bandkit.changepoints._numpy_kernels:lag_diffs",
     "bandkit.changepoints.robust._spike_max": "bandkit.changepoints._numpy_kernels:spike_max",
     "bandkit.changepoints.robust._segment_stats": "bandkit.changepoints._numpy_kernels:segment_stats",

@@ -57,43 +57,6 @@ def median_inplace(a: np.ndarray) -> float:
     return 0.5 * (a[:h].max() + hi)
 
 
-def robust_sd(d: np.ndarray, tick: float):
-    """(1.4826 MAD, median) of ``d``, tie-aware on a grid of step ``tick`` > 0
-    (:func:`bandkit.changepoints.robust._robust_sd`)."""
-    m = d.shape[0]
-    if m == 0:
-        return 0.0, 0.0
-    w = d.copy()
-    med = median_inplace(w)
-    if tick > 0.0:
-        med = np.rint(med / tick) * tick
-    w = np.abs(d - med)
-    if tick <= 0.0:
-        return _r.MAD_TO_SD * median_inplace(w), med
-    q = np.rint(w / tick).astype(np.int64)
-    kmax = min(max(int(q.max()), 0), 1 << 20)
-    cnt = np.bincount(np.minimum(q, kmax), minlength=kmax + 1)
-    half = 0.5 * m
-    c = np.cumsum(cnt[:kmax])
-    reach = np.flatnonzero(c >= half)
-    k = int(reach[0]) if reach.size else kmax
-    below = int(c[k - 1]) if k > 0 else 0
-    lower = 0.0 if k == 0 else k - 0.5
-    width = 0.5 if k == 0 else 1.0
-    return _r.MAD_TO_SD * (lower + (half - below) / cnt[k] * width) * tick, med
-
-
-def m_scale(d: np.ndarray, tick: float) -> float:
-    """One-step winsorised SD (:func:`bandkit.changepoints.robust._m_scale`)."""
-    s0, med = robust_sd(d, tick)
-    m = d.shape[0]
-    if not s0 > 0.0:
-        return s0
-    u = (d - med) / s0
-    acc = np.cumsum(np.minimum(u * u, _r.HUBER_C * _r.HUBER_C))[-1]
-    return s0 * math.sqrt(acc / m / _r._E_WINSOR)
-
-
 def lag_diffs(x: np.ndarray, lag: int, stride: int) -> np.ndarray:
     """x[i + lag] - x[i] for i = 0, stride, ... (:func:`bandkit.changepoints.robust._lag_diffs`)."""
     n = x.shape[0]
