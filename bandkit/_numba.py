@@ -10,15 +10,30 @@ at a per-user directory instead, only when the package directory is not writable
 chosen one (``NUMBA_CACHE_DIR``): ``$XDG_CACHE_HOME/bandkit/numba`` (``~/.cache/bandkit/numba``),
 else a per-user directory under the system temporary directory. This module imports neither numba
 nor numpy unless asked to announce compiles.
+
+Kernels that are also worth running without numba (the change-point engine's, on the short series of a CI
+history: ~1,500 build medians) are declared with :func:`njit` from this module instead of numba's. Such a
+kernel is a :class:`Kernel`: until numba is needed, a call on arrays of at most :data:`PYTHON_MAX` values runs
+its Python function (or a registered numpy stand-in, :data:`TWINS`, giving the same values) and numba is not
+even imported; the first call on a larger input, or once the kernels have spent :data:`PYTHON_BUDGET_S` in
+Python in this process (many series: numba pays off), or :func:`use_compiled`, imports numba, makes every kernel a
+numba dispatcher (module globals included, so compiled kernels call compiled kernels) and from then on the
+compiled kernels run. ``import numba`` (0.2-0.4 s), its first-use set-up (0.2-0.5 s) and loading ~10 cached
+kernels cost more than the whole analysis of a CI history in numpy (benchmarks/RESULTS_history.md). Both ways
+give the same results (``tests/test_kernels_python.py``). ``BANDKIT_KERNELS=compiled`` (or ``python``) forces
+one way, for tests and benchmarks.
 """
 from __future__ import annotations
 
 import os
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
-__all__ = ["configure_cache", "fallback_cache_dir", "announce_compiles", "SECONDS_PER_KERNEL"]
+__all__ = ["configure_cache", "fallback_cache_dir", "announce_compiles", "SECONDS_PER_KERNEL", "njit", "Kernel",
+           "use_compiled", "compiled_in_use"]
 
 #: The package directory whose ``__pycache__`` directories numba writes to by default.
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -80,6 +95,140 @@ def configure_cache(environ=os.environ, package_dir: Path = PACKAGE_DIR) -> str 
     return str(path)
 
 
+#: Largest input (values in the biggest array argument) a :class:`Kernel` runs without numba before numba is
+#: in use: up to here the Python/numpy path of the change-point engine costs less than numba's start-up.
+PYTHON_MAX = 8192
+
+#: numpy stand-ins of kernels whose Python loop would be slow: "module.kernel" -> "module:function" (same
+#: arguments, same results; tested against the compiled kernels).
+TWINS = {
+    "bandkit.changepoints.fpop._fpop_l2": "bandkit.changepoints._numpy_kernels:fpop_l2",
+    "bandkit.changepoints.robust._running_median": "bandkit.changepoints._numpy_kernels:running_median",
+    "bandkit.changepoints.robust._select": "bandkit.changepoints._numpy_kernels:select",
+    "bandkit.changepoints.robust._median_inplace": "bandkit.changepoints._numpy_kernels:median_inplace",
+    "bandkit.changepoints.robust._lag_diffs": "bandkit.changepoints._numpy_kernels:lag_diffs",
+    "bandkit.changepoints.robust._spike_max": "bandkit.changepoints._numpy_kernels:spike_max",
+    "bandkit.changepoints.robust._segment_stats": "bandkit.changepoints._numpy_kernels:segment_stats",
+}
+
+#: Time (s) the kernels may spend running without numba in a process (a notebook or a fleet analysing many
+#: series) before numba is brought in: about what numba's start-up costs, so that a process never pays much
+#: more than twice the better of the two ways.
+PYTHON_BUDGET_S = 0.5
+
+_MODE = {"compiled": False, "forced": os.environ.get("BANDKIT_KERNELS", "auto")}
+_PY = {"depth": 0, "spent": 0.0}  # budget accounting only (not per thread: a race miscounts, nothing else)
+_LOCK = threading.Lock()
+_KERNELS: list = []
+
+
+class Kernel:
+    """A kernel compiled by numba on first need (see the module docstring); ``py_func`` is its Python
+    function, ``dispatcher`` the numba dispatcher (created by :func:`use_compiled`)."""
+
+    def __init__(self, py_func, options: dict):
+        self.py_func = py_func
+        self.options = options
+        self.dispatcher = None
+        self._python = None
+        self.__name__ = py_func.__name__
+        self.__qualname__ = py_func.__qualname__
+        self.__module__ = py_func.__module__
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
+
+    def python(self):
+        """The function run without numba: the numpy stand-in of :data:`TWINS`, else ``py_func``."""
+        if self._python is None:
+            target = TWINS.get(f"{self.__module__}.{self.__name__}")
+            if target is None:
+                self._python = self.py_func
+            else:
+                import importlib
+
+                mod, name = target.split(":")
+                self._python = getattr(importlib.import_module(mod), name)
+        return self._python
+
+    def __call__(self, *args):
+        if self.dispatcher is None:
+            if not _MODE["compiled"] and _MODE["forced"] != "compiled" and (
+                    _MODE["forced"] == "python" or _size(args) <= PYTHON_MAX):
+                if _PY["depth"] or _MODE["forced"] == "python":  # called from a kernel run in Python
+                    return self.python()(*args)
+                if _PY["spent"] <= PYTHON_BUDGET_S:
+                    _PY["depth"] = 1
+                    t0 = time.perf_counter()
+                    try:
+                        return self.python()(*args)
+                    finally:
+                        _PY["depth"] = 0
+                        _PY["spent"] += time.perf_counter() - t0
+            use_compiled()
+        return self.dispatcher(*args)
+
+    def __repr__(self):
+        return f"<bandkit kernel {self.__module__}.{self.__qualname__}>"
+
+
+def _size(args) -> int:
+    """Values in the largest array argument."""
+    m = 0
+    for a in args:
+        if type(a) not in _SCALARS:
+            m = max(m, getattr(a, "size", 0))
+    return m
+
+
+_SCALARS = {int, float, bool}
+
+
+def njit(*args, **options):
+    """``numba.njit`` for kernels that may also run without numba: ``@njit(cache=True, ...)`` or ``@njit``.
+    Returns a :class:`Kernel` (a numba dispatcher once numba is in use)."""
+    def wrap(f):
+        if _MODE["compiled"]:
+            import numba
+
+            return numba.njit(**options)(f)
+        k = Kernel(f, options)
+        _KERNELS.append(k)
+        return k
+
+    if args and callable(args[0]) and not options:
+        return wrap(args[0])
+    return wrap
+
+
+def compiled_in_use() -> bool:
+    """Whether the kernels declared with :func:`njit` run compiled in this process from now on."""
+    return _MODE["compiled"]
+
+
+def use_compiled() -> None:
+    """Import numba and make every :class:`Kernel` a numba dispatcher, in the modules that hold it too (before
+    anything compiles: numba resolves a kernel's callees from its module's globals)."""
+    if _MODE["compiled"]:
+        return
+    import numba
+
+    with _LOCK:  # two threads crossing the threshold at once make one set of dispatchers
+        if _MODE["compiled"]:
+            return
+        for k in _KERNELS:
+            if k.dispatcher is None:
+                k.dispatcher = numba.njit(**k.options)(k.py_func)
+        by_id = {id(k): k.dispatcher for k in _KERNELS}
+        for name, module in list(sys.modules.items()):
+            if module is None or not (name == "bandkit" or name.startswith("bandkit.")):
+                continue
+            d = vars(module)
+            for attr, value in list(d.items()):
+                if isinstance(value, Kernel):
+                    d[attr] = by_id[id(value)]
+        _MODE["compiled"] = True
+
+
 def _bandkit_kernels():
     """The numba dispatchers of the bandkit modules imported so far."""
     from numba.core.dispatcher import Dispatcher
@@ -115,10 +264,15 @@ def announce_compiles(stream=None) -> None:
     A cache hit prints nothing (numba fires its ``numba:compile`` event only on a cache miss, before it
     compiles). N is :data:`SECONDS_PER_KERNEL` times the kernels without a cache index among the bandkit
     modules imported by then: import the analyses a command runs before it starts so that they count.
-    Printed once per process; imports numba (callers use it only on the paths that need numba anyway).
+    Printed once per process. Does not import numba (a CI history's kernels may never need it): when numba is
+    not imported yet, the notice is set up right after its import (an import hook).
     """
     _NOTICE["stream"] = stream if stream is not None else sys.stderr
     if _NOTICE["registered"]:
+        return
+    if "numba" not in sys.modules:
+        if not any(isinstance(f, _WhenNumbaIsImported) for f in sys.meta_path):
+            sys.meta_path.insert(0, _WhenNumbaIsImported())
         return
     from numba.core import event
 
@@ -139,3 +293,25 @@ def announce_compiles(stream=None) -> None:
 
     event.register("numba:compile", _Notice())
     _NOTICE["registered"] = True
+
+
+class _WhenNumbaIsImported:
+    """Import hook: sets up the compile notice right after ``import numba`` (then removes itself)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "numba":
+            return None
+        sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec("numba")
+        if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            run = spec.loader.exec_module
+
+            def exec_module(module):
+                run(module)
+                if _NOTICE["stream"] is not None:
+                    announce_compiles(_NOTICE["stream"])
+
+            spec.loader.exec_module = exec_module
+        return spec

@@ -107,3 +107,21 @@ def test_import_bandkit_imports_no_analysis_library():
             "if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out
+
+
+def test_a_history_report_imports_neither_numba_nor_scipy(tmp_path):
+    """``bandkit report`` of a CI history (the bundled SAP HANA ones) pays for no numba, scipy or FTQ
+    analysis start-up (issue 13: numba and scipy.special were ~0.5 s of a 1.5 s report)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parent.parent / "data" / "ci-history"
+    code = ("import sys, bandkit\n"
+            "from bandkit.cli import main\n"
+            f"for p in {sorted(str(p) for p in data.glob('*.csv.gz'))!r}:\n"
+            f"    assert main(['report', p, '-f', 'json', '-o', {str(tmp_path / 'r.json')!r}, '-q']) == 0\n"
+            "print(sorted(m for m in ('numba', 'llvmlite', 'scipy', 'sklearn', 'matplotlib', 'bandkit.bands', "
+            "'bandkit.spectrum', 'bandkit.postmortem') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out

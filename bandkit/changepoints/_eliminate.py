@@ -19,7 +19,7 @@ more conservatively; a short segment borrows its neighbours' noise level).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._numba import njit  # a numba kernel, run without numba on short inputs (see bandkit._numba)
 
 
 @njit(cache=True, nogil=True)

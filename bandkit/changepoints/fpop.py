@@ -28,7 +28,7 @@ has no minimum segment length); the speed of the two is compared in
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._numba import njit  # a numba kernel, run without numba on short inputs (see bandkit._numba)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

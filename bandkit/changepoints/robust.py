@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from .._numba import njit  # a numba kernel, run without numba on short inputs (see bandkit._numba)
 
 from ..robust import MAD_TO_SD  # 1 / Phi^-1(3/4) (one home for the constant)
 
@@ -428,7 +428,7 @@ def _running_median(y, width, resid=False):
     if n == 0:
         return out
     h = width // 2
-    win = np.empty(width)
+    win = np.empty(width + 1)  # one value is inserted before the oldest leaves
     cnt = 0
     # window of position i is y[max(0, i-h) : min(n, i+h+1)]
     right = 0  # next index to insert

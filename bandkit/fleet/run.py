@@ -68,6 +68,9 @@ def _warm_up_history(options) -> None:
     src = io.BytesIO(buf.getvalue().encode())
     src.name = "<warm-up>.csv"
     try:
+        from .._numba import use_compiled
+
+        use_compiled()  # a fleet analyses many series: the compiled change-point kernels pay off
         from ..loaders.registry import load_traces
 
         for t in load_traces(src):
