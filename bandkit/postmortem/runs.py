@@ -35,8 +35,8 @@ class RunTable:
 def run_table(trace: Trace, metadata: bool = True) -> RunTable:
     """Group a runner trace's samples by ``run`` (rows without ``run`` are each their own run).
 
-    ``metadata=False``: an empty metadata frame (one row per run, no columns), for callers that need
-    only the means (``bandkit compare``)."""
+    ``metadata=False``: an empty metadata frame (one row per run, no columns, not even ``time``), for
+    callers that need only the means (``bandkit compare``, benchmarks with too few runs)."""
     df = trace.samples
     if "run" not in df.columns:
         df = df.assign(run=np.arange(1, len(df) + 1))
@@ -51,14 +51,14 @@ def run_table(trace: Trace, metadata: bool = True) -> RunTable:
         # one row per run, in order (hyperfine, single-value benchmarks): the rows are the runs; no
         # groupby (a 491 kB asv file with 22,971 one-value benchmarks spent 70 s in pandas here)
         md = df[md_cols].reset_index(drop=True) if md_cols else pd.DataFrame(index=range(len(df)))
-        if "time" in df.columns:
+        if metadata and "time" in df.columns:
             md = md.assign(time=df["time"].to_numpy(dtype=np.float64))
         return RunTable(r.astype(np.int64), df["value"].to_numpy(dtype=np.float64), np.ones(len(df), np.int64), md)
     g = df.groupby("run", sort=True)
     means = g["value"].mean()
     counts = g["value"].size()
     md = _first_per_run(df, g, md_cols) if md_cols else pd.DataFrame(index=range(len(means)))
-    if "time" in df.columns:
+    if metadata and "time" in df.columns:
         md = md.assign(time=g["time"].first().to_numpy(dtype=np.float64))
     return RunTable(means.index.to_numpy(dtype=np.int64), means.to_numpy(dtype=np.float64),
                     counts.to_numpy(dtype=np.int64), md)
