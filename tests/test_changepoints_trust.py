@@ -79,3 +79,21 @@ def test_coarse_quantisation_two_values_one_tick_up_are_no_change(log):
         (c,) = detect_changepoints(f(q), ci=False).changepoints
         assert abs(c.index - 250) <= 3
     assert found == 0
+
+
+def test_step_table_shows_q_next_to_p():
+    """A change is reported on its FDR q; on a series with many changes a later one can pass at a large
+    family-wise p (0.62 with q 0.008 on a 1e5 signal with ~100 steps): the table shows both."""
+    from types import SimpleNamespace
+
+    from bandkit.render.text_changepoints import render
+
+    cp = {"index": 500, "time_s": None, "ci_low": 490, "ci_high": 510, "before": 10.0, "after": 11.0,
+          "ratio": 1.1, "p_value": 0.62, "q_value": 0.0076, "ci_level": 0.95, "sustained": True}
+    sec = SimpleNamespace(fields={"changepoint_analysis": {"alpha": 0.01, "n_points": 1000, "values": "values",
+                                                           "cost": "l2", "penalty_rule": "auto", "n_detected": 1},
+                                  "changepoints": [cp]})
+    lines = render(sec)
+    head = next(ln for ln in lines if "interval" in ln)
+    assert head.split()[-2:] == ["p", "q"]
+    assert lines[-1].split()[-2:] == ["0.6", "0.008"]

@@ -442,8 +442,8 @@ def changepoints_html(section, tr) -> str | None:
                   if c.get("ci_time_low") is not None else f"#{c.get('ci_low'):,} – #{c.get('ci_high'):,}")
             rows.append([at, _fmt_val(c.get("before"), unit), _fmt_val(c.get("after"), unit),
                          f"×{fmt_num(c.get('ratio'), 4)}", ci, f"{c.get('p_value'):.2g}" if c.get("p_value") is not None
-                         else "–"])
-        out.append(table_html(rows, header=["at", "before", "after", "ratio", "interval", "p"]))
+                         else "–", f"{c.get('q_value'):.2g}" if c.get("q_value") is not None else "–"])
+        out.append(table_html(rows, header=["at", "before", "after", "ratio", "interval", "p", "q (FDR)"]))
         if len(cps) > 20:
             out.append(f'<p class="sub">{len(cps) - 20} more in the JSON report.</p>')
     if section.result is not None and section.series is not None and plots_enabled():

@@ -40,9 +40,11 @@ def render(section) -> list[str]:
         else:
             ci = f"#{c['ci_low']:,} – #{c['ci_high']:,}"
         rows.append([when, f"{c['index']:,}", fmt_num(c["before"]), fmt_num(c["after"]), _pct(c.get("ratio")),
-                     ci, _p(c.get("p_value"))])
+                     ci, _p(c.get("p_value")), _p(c.get("q_value"))])
     level = cps[0].get("ci_level") or 0.95
-    out += table(rows, header=["at", "index", "before", "after", "change", f"{100 * level:g} % interval", "p"],
+    # p: family-wise (noise alone, anywhere in the series); q: the FDR value the report decides on - on a series
+    # with many changes a later one can be reported at a large p (one false in ~1/alpha reported is the bargain)
+    out += table(rows, header=["at", "index", "before", "after", "change", f"{100 * level:g} % interval", "p", "q"],
                  indent=6)
     return out
 
