@@ -118,9 +118,13 @@ print(sorted(m for m in ("numba", "scipy", "llvmlite") if m in sys.modules))
 """
 
 
+def _python(code: str, env=None) -> str:
+    """stdout of ``code`` run by a fresh interpreter (kernels start uncompiled there)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+
+
 def _run(mode):
-    env = {**os.environ, "BANDKIT_KERNELS": mode}
-    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, check=True).stdout
+    out = _python(SCRIPT, {**os.environ, "BANDKIT_KERNELS": mode})
     results, imported = out.strip().split("\n")
     return results, imported
 
@@ -142,7 +146,7 @@ def test_a_long_series_brings_numba_in_and_kernels_stay_callable():
             "r = detect_changepoints(y)\n"
             "print([c.index for c in r.changepoints], 'numba' in sys.modules, _numba.compiled_in_use(),"
             " type(robust._select).__name__)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = _python(code)
     assert out.split() == ["[6000]", "True", "True", "CPUDispatcher"], out
 
 
@@ -159,5 +163,5 @@ def test_many_short_series_bring_numba_in_after_the_time_budget():
             "for _ in range(20):\n"
             "    r = detect_changepoints(y).to_dict()\n"
             "print('numba' in sys.modules, _numba.compiled_in_use(), r == first)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = _python(code)
     assert out.split() == ["False", "True", "True", "True"], out

@@ -191,7 +191,7 @@ def _fit(y: np.ndarray, t, opts: _Options) -> _Fit:
     base = _costs.search_series(y, cost, tick)
     if opts.rule == "auto":
         nm = _noise.estimate(base, tick=tick, raw=y if cost != "l2" else None, min_size=opts.min_size,
-                             wander=opts.wander, grid=_r.local_grid(y))
+                             wander=opts.wander, grid=_r.local_grid(y, tick))
         pen = _pen.criterion_penalty("auto", n)
     else:
         nm = _noise.white(base, tick)

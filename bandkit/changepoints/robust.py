@@ -491,11 +491,7 @@ def _residuals_at(y, width, stride):
         if width == 9 and b - a == 9:
             out[j] = y[i] - _med9(y[a], y[a + 1], y[a + 2], y[a + 3], y[a + 4], y[a + 5], y[a + 6], y[a + 7], y[a + 8])
             continue
-        L = b - a
-        for k in range(L):
-            win[k] = y[a + k]
-        med = _median_inplace(win[:L])
-        out[j] = y[i] - med
+        out[j] = y[i] - _window_median(y, a, b, win)
     return out
 
 
@@ -554,12 +550,7 @@ def _segment_level_medians(y, bounds):
     for s in range(k):
         a = bounds[s]
         b = bounds[s + 1]
-        if b <= a:
-            med[s] = np.nan
-            continue
-        for i in range(a, b):
-            w[i] = y[i]
-        med[s] = _median_inplace(w[a:b])
+        med[s] = np.nan if b <= a else _window_median(y, a, b, w)
     return med
 
 
@@ -568,12 +559,6 @@ def segment_level_medians(y: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     quickselect per segment, half its work."""
     return _segment_level_medians(np.ascontiguousarray(y, dtype=np.float64),
                                   np.ascontiguousarray(bounds, dtype=np.int64))
-
-
-def segment_medians(y: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Median and 1.4826 x MAD of every segment (see :func:`segment_stats`)."""
-    _, _, med, spread = segment_stats(y, bounds)
-    return med, spread
 
 
 @njit(cache=True, nogil=True)
@@ -652,12 +637,12 @@ def spike_max(x: np.ndarray) -> float:
     return float(_spike_max(np.ascontiguousarray(x, dtype=np.float64)))
 
 
-def local_grid(x: np.ndarray) -> float:
-    """Resolution of coarsely quantised values: the clock tick (:func:`clock_tick`) or, for ties on no common
-    grid (log-quantised timings), the smallest first difference above float rounding when >= 20 % of the first
-    differences are 0; 0.0 for continuous data."""
+def local_grid(x: np.ndarray, tick: float | None = None) -> float:
+    """Resolution of coarsely quantised values: the clock tick (:func:`clock_tick`, or ``tick`` when the caller
+    has it) or, for ties on no common grid (log-quantised timings), the smallest first difference above float
+    rounding when >= 20 % of the first differences are 0; 0.0 for continuous data."""
     x = np.ascontiguousarray(x, dtype=np.float64)
-    t = clock_tick(x)
+    t = clock_tick(x) if tick is None else float(tick)
     if t > 0 or x.size < 3:
         return t
     d = np.abs(lag_diffs(x, 1, stride_for(x.size - 1)))

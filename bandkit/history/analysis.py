@@ -380,7 +380,6 @@ def _episodes(changes: list[Change], era_lv, bounds, bt: BuildTable, hib: bool, 
             during = era_lv[k + 1:j + 1]
             if not all((v > base) == up and abs(v - base) > 0.5 * size for v in during):
                 break
-            back_by = (era_lv[j + 1] - base) if up else (base - era_lv[j + 1])  # > 0: still on the changed side
             # the level came back (or went beyond: a regression whose fix also made it faster is fixed,
             # SAP 00414, 02304, 07445, 08909 kept such 'open regressions' while at their best level),
             # and stayed back: a return shorter than the episode and than the stretch after it, where the
@@ -390,9 +389,10 @@ def _episodes(changes: list[Change], era_lv, bounds, bt: BuildTable, hib: bool, 
             again = j + 2 < len(era_lv) and ((era_lv[j + 2] > base) == up) and \
                 abs(era_lv[j + 2] - base) > 0.5 * size
             sustained = not again or lengths[j + 1] >= min(lengths[k + 1:j + 1].sum(), lengths[j + 2])
-            if back_by <= 0.5 * size and not sustained:
-                break
-            if back_by <= 0.5 * size:
+            back_by = (era_lv[j + 1] - base) if up else (base - era_lv[j + 1])  # > 0: still on the changed side
+            if back_by <= 0.5 * size:  # (:func:`_back`)
+                if not sustained:
+                    break
                 mid = max(during) if up else min(during)
                 a, b = bounds[k + 1], bounds[j + 1]
                 episodes.append(Episode(start_build=bt.ids[a], end_build=bt.ids[b], kind=c.kind,

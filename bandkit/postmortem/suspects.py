@@ -88,8 +88,9 @@ def _best_split(v: np.ndarray) -> int:
     return int(np.argmax(bss)) + 1
 
 
-def _ranks(v: np.ndarray) -> np.ndarray:
-    """1-based ranks with ties averaged (scipy.stats.rankdata "average", without its per-call cost)."""
+def _tie_runs(v: np.ndarray):
+    """(order, sorted values, start and end of each run of equal sorted values, 1-based ranks with ties
+    averaged) of ``v``: one stable sort for the ranks and for the thresholds of :func:`_numeric_score`."""
     order = np.argsort(v, kind="mergesort")
     sv = v[order]
     new = np.r_[True, sv[1:] != sv[:-1]]
@@ -97,7 +98,12 @@ def _ranks(v: np.ndarray) -> np.ndarray:
     ends = np.r_[starts[1:], len(v)]
     r = np.empty(len(v))
     r[order] = ((starts + ends + 1) / 2.0)[np.cumsum(new) - 1]
-    return r
+    return order, sv, starts, ends, r
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    """1-based ranks with ties averaged (scipy.stats.rankdata "average", without its per-call cost)."""
+    return _tie_runs(v)[4]
 
 
 def _mannwhitney_p(x: np.ndarray, y: np.ndarray) -> float:
@@ -141,13 +147,8 @@ def _numeric_score(v: np.ndarray, aff: np.ndarray) -> dict[str, Any] | None:
     if na < 1 or nr < 1 or np.ptp(vv) == 0:
         return None
     # one stable sort serves the ranks (ties averaged, as scipy.stats.rankdata) and the thresholds
-    order = np.argsort(vv, kind="mergesort")
-    sv, sl = vv[order], lab[order]
-    new = np.r_[True, sv[1:] != sv[:-1]]
-    starts = np.flatnonzero(new)
-    ends = np.r_[starts[1:], len(vv)]
-    ranks = np.empty(len(vv))
-    ranks[order] = ((starts + ends + 1) / 2.0)[np.cumsum(new) - 1]
+    order, sv, _, ends, ranks = _tie_runs(vv)
+    sl = lab[order]
     auc = (float(ranks[lab].sum()) - na * (na + 1) / 2.0) / (na * nr)
     # best threshold: cut between distinct sorted values, either direction
     last = ends[:-1] - 1  # cut after these positions (the last of each run of equal values)
