@@ -210,3 +210,52 @@ def test_clock_tick_grid_is_not_bands_but_levels_two_ticks_apart_are():
         two = np.round((lv * np.exp(sd * rng.standard_normal(1200))) / 5) * 5
         (f,) = [x for x in analyze(_series_trace(two)).to_dict()["findings"] if x["kind"] == "band_levels"]
         assert f["n_bands"] == 2 and sorted(round(x) for x in f["levels"]) == [90, 100]
+
+
+# -- two levels whose minority is scattered run by run; a step on a coarse clock tick -------------
+def _scattered(n, k, rng):
+    """``k`` run indices of ``n``, no two adjacent (a minority level visited one run at a time)."""
+    while True:
+        idx = np.sort(rng.choice(np.arange(1, n - 1), k, replace=False))
+        if np.all(np.diff(idx) > 1):
+            return idx
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(("n", "k", "ratio", "rel"), [(24, 3, 1.33, 0.01), (22, 5, 1.2, 0.02), (60, 8, 0.8, 0.02)])
+def test_scattered_minority_level_with_a_share_is_two_levels(tmp_path, seed, n, k, ratio, rel):
+    """A second level on >= 10 % of the runs, visited one run at a time, far from the first and as
+    tight as the noise: two levels (old main: "outliers", its support gate wanted 5 runs in a
+    common cluster within 1.5 sd, cut at 2 sd gaps - 3 of 24 runs, or 5 spread over 1.6 sd, failed)."""
+    rng = np.random.default_rng(seed)
+    v = _noisy(n, 100.0, rel, seed + 50)
+    v[_scattered(n, k, rng)] *= ratio
+    pm = postmortem(_history(tmp_path, v))
+    assert pm.verdict == "bimodal"
+    assert len(pm.bands) == 2 and not pm.outlier_runs
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_scattered_spikes_of_many_sizes_stay_outliers(tmp_path, seed):
+    """The other side of that gate: 3 far runs of 24 whose sizes differ (x1.3, x1.8, x2.6: spikes,
+    spread far wider than the 1 % noise) are outliers, not a level."""
+    rng = np.random.default_rng(seed)
+    v = _noisy(24, 100.0, 0.01, seed + 60)
+    idx = _scattered(24, 3, rng)
+    v[idx] *= rng.permutation([1.3, 1.8, 2.6])
+    pm = postmortem(_history(tmp_path, v))
+    assert pm.verdict == "outliers" and set(pm.outlier_runs) == set(idx + 1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_step_on_a_coarse_clock_tick_is_a_step(tmp_path, seed):
+    """Whole-10 timings of a ~100 -> ~66 step (x0.66 at run 25 of 57, 4.6 % noise): most neighbours
+    are equal, the MAD of their differences is 0 and the old lag-1 estimate read rho = 0.9 (a
+    x4.4 long-run sd), so the step failed its test and the verdict was "outliers"."""
+    rng = np.random.default_rng(seed)
+    level = np.r_[np.full(24, 97.0), np.full(33, 64.0)]
+    v = 10.0 * np.round(level * np.exp(0.046 * rng.standard_normal(57)) / 10.0)
+    pm = postmortem(_history(tmp_path, v))
+    assert pm.verdict == "step"
+    (st,) = pm.steps
+    assert st.run == 25 and st.p_value < 1e-6

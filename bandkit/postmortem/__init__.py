@@ -130,7 +130,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
             slow[blk[1]:blk[2] + 1] = True
     gate = {"noise": cl.noise.to_dict() if cl.noise else None, "test_scale": scale,
             "min_ratio": g.min_ratio, "alpha": g.alpha, "visible_sigmas": g.visible, "min_block": g.min_block,
-            "min_share": g.min_share, "outlier_alpha": g.outlier_alpha,
+            "min_share": g.min_share, "level_share": g.level_share, "outlier_alpha": g.outlier_alpha,
             "outlier_sigmas": outlier_sigmas(nk, g.outlier_alpha),
             "changes": [{"run": int(runs[c.index]), "ratio": float(np.exp(c.effect)), "p_value": c.p_value}
                         for c in cl.changes]}

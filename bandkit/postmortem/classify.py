@@ -30,8 +30,14 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    around them, and such visits number ``min_scattered`` (5) and ``min_share`` (5 %) of the runs
    outside the band; scattered runs at a common level make a band of their own with
    ``min_scattered`` runs and ``min_share`` of all runs that agree (sd <= 1.5 sigma and <= 1/4 of
-   their distance from the main band, which is >= 4 sd). Everything else is an **outlier**: a
-   handful of scattered points is never a band.
+   their distance from the main band, which is >= 4 sd). A **second level** needs no common
+   cluster: the far runs on one side of the main band (or a group of them) that hold
+   ``level_share`` (10 %) of the runs and ``min_block`` runs, as tight as one level of this noise
+   is (sd <= sigma sqrt(chi2_{k-1}(1 - alpha) / k) for k runs) and as far apart (>= 4 sd, sd <=
+   1/4 of the distance), are a band however they alternate with the main one (3 of 24 runs at
+   x1.33, visited one run at a time); visits of an existing band count the same way. Everything
+   else is an **outlier**: a handful of scattered points (or far runs of many sizes) is never a
+   band.
 5. **Verdict** from the sequence of band blocks (outliers left out): one band -> ``stable``, or
    ``trend`` (least-squares drift with a long-run standard error, ``p < alpha`` and
    ``|drift| >= max(log min_ratio, visible x sigma)``), or ``outliers``. The only block of a band
@@ -57,8 +63,8 @@ from scipy import special
 from scipy.ndimage import median_filter
 
 from ..changepoints.fpop import fpop
-from ..changepoints.penalty import long_run_factor, robust_lag1
-from .noise import RunNoise, estimate_noise, robust_sd, segment_medians
+from ..changepoints.penalty import long_run_factor
+from .noise import RunNoise, estimate_noise, lag1, robust_sd, segment_medians
 
 VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
             "no_runs")
@@ -76,7 +82,10 @@ class Gates:
     (1.03 = 3 %). ``alpha``: significance of a level change or a drift. ``visible``: a change or
     drift must also reach this many run-to-run sds. ``min_block``: consecutive runs that make a
     level a band, an episode or a step's side. ``min_share``: share of the runs that makes a
-    scattered level a band, with at least ``min_scattered`` runs. ``band_sigmas``: scattered runs count as visits of a band (and form a
+    scattered level a band, with at least ``min_scattered`` runs. ``level_share``: share of the runs
+    (with at least ``min_block`` runs) that makes scattered runs a band however they alternate (run
+    by run), when they sit at one level (spread within the noise) clearly apart from the main
+    band. ``band_sigmas``: scattered runs count as visits of a band (and form a
     band of their own) only that many run-to-run sds away from the band around them. ``outlier_alpha``: chance that a series of pure Gaussian noise has an
     outlier. ``penalty_factor``: FPOP penalty per change in units of ``log n``. ``clip``:
     winsorising bound (sigmas) of the values the tests see.
@@ -88,6 +97,7 @@ class Gates:
     min_block: int = 3
     min_share: float = 0.05
     min_scattered: int = 5
+    level_share: float = 0.10
     band_sigmas: float = 4.0
     outlier_alpha: float = 0.01
     penalty_factor: float = 3.0
@@ -188,7 +198,7 @@ def _test_scale(x: np.ndarray, cps: np.ndarray, noise: RunNoise, clip: float) ->
     """Long-run sd of the residuals from the segment medians, winsorised at ``clip`` sigma: the
     scale of the tests on block means."""
     r = np.clip(x - segment_medians(x, cps), -clip * noise.sigma, clip * noise.sigma)
-    rho = robust_lag1(r) if r.size >= 10 else 0.0
+    rho = lag1(r)
     sd = float(np.std(r)) if r.size > 1 else noise.sigma
     return max(sd, noise.floor) * long_run_factor(max(rho, noise.rho))
 
@@ -431,22 +441,40 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     # scattered visits count when they are a pattern - at least min_scattered, and min_share of the
     # runs outside the band - not the few heavy-tailed runs of a long series that land there
     for k, runs in visits.items():
-        if len(runs) >= max(g.min_scattered, g.min_share * np.count_nonzero(labels != k)):
+        outside = np.count_nonzero(labels != k)
+        if (len(runs) >= max(g.min_scattered, g.min_share * outside)
+                or len(runs) >= max(g.min_block, g.level_share * outside)):
             labels[runs] = k
         else:
             pending.extend(runs)
-    # scattered far runs at a common level: a band when they have a share and agree
+    # scattered far runs at a common level: a band when they have a share and agree (a gap of 2 sd
+    # splits them into groups); or, all the far runs on one side of the main band, when they are
+    # a second level (level_share of the runs, spread within the noise) however they alternate
     if pending:
         main_lv = lv[int(np.argmax(np.bincount(labels[labels >= 0])))] if lv else float(np.median(x))
-        xs = x[pending]
-        order = np.argsort(xs)
-        cuts = np.flatnonzero(np.diff(xs[order]) > 2.0 * noise.sigma) + 1
-        for cl in np.split(np.asarray(pending)[order], cuts):
-            v = x[cl]
+
+        def apart(v: np.ndarray) -> tuple[float, float, bool]:
             dist = abs(float(np.mean(v)) - main_lv)
             spread = float(np.std(v))
-            if (len(cl) >= max(g.min_scattered, g.min_share * n) and spread <= 1.5 * noise.sigma
-                    and spread <= 0.25 * dist and dist >= sep):
+            return dist, spread, spread <= 0.25 * dist and dist >= sep
+
+        groups = []
+        pend = np.asarray(pending)
+        for side in (pend[x[pend] < main_lv], pend[x[pend] >= main_lv]):
+            if side.size == 0:
+                continue
+            dist, spread, ok = apart(x[side])
+            if ok and _second_level(side.size, n, g) and spread <= one_level_spread(side.size, noise.sigma, g.alpha):
+                groups.append(side)
+                continue
+            order = np.argsort(x[side])
+            groups.extend(np.split(side[order], np.flatnonzero(np.diff(x[side][order]) > 2.0 * noise.sigma) + 1))
+        for cl in groups:
+            v = x[cl]
+            dist, spread, ok = apart(v)
+            common = len(cl) >= max(g.min_scattered, g.min_share * n) and spread <= 1.5 * noise.sigma
+            level = _second_level(len(cl), n, g) and spread <= one_level_spread(len(cl), noise.sigma, g.alpha)
+            if ok and (common or level):
                 near = int(np.argmin([abs(float(np.mean(v)) - u) for u in lv])) if lv else -1
                 if near >= 0 and abs(float(np.mean(v)) - lv[near]) < far:
                     labels[cl] = near  # at a band's level already: visits of it
@@ -462,6 +490,22 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     labels = np.where(labels >= 0, remap[np.maximum(labels, 0)], -1)
     levels = np.array([float(np.mean(x[labels == k])) for k in range(len(lv))])
     return labels, levels
+
+
+def _second_level(k: int, n: int, g: Gates) -> bool:
+    """``k`` scattered runs of ``n`` are numerous enough to be a second level (however they
+    alternate with the first): ``level_share`` of the runs and ``min_block`` runs at least."""
+    return k >= max(g.min_block, g.level_share * n)
+
+
+def one_level_spread(k: int, sigma: float, alpha: float = 0.001) -> float:
+    """Largest sd (ddof 0) of ``k`` runs that one level with run-to-run sd ``sigma`` reaches with
+    probability ``1 - alpha``: ``sigma sqrt(chi2_{k-1}(1 - alpha) / k)`` (at alpha 0.001: 2.15
+    sigma for 3 runs, 1.92 for 5, 1.22 for 100). Spikes (sizes spread far wider than the noise)
+    exceed it."""
+    if k < 2:
+        return 0.0
+    return sigma * math.sqrt(float(special.chdtri(k - 1, alpha)) / k)
 
 
 MAX_RARE_VISITS = 3  # a band under min_share visited at most this often is episodes, not a second level
@@ -590,7 +634,7 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     slope = float(np.sum(tc * (y - y.mean())) / sxx) if sxx > 0 else 0.0
     resid_lin = y - (y.mean() + slope * tc)
     r = np.clip(resid_lin, -g.clip * noise.sigma, g.clip * noise.sigma)
-    rho = max(robust_lag1(r), noise.rho)
+    rho = max(lag1(r), noise.rho)
     s_lr = max(float(np.std(r)), noise.floor) * long_run_factor(rho)
     se = s_lr / math.sqrt(sxx) if sxx > 0 else math.inf
     zstat = slope / se if se > 0 else 0.0

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..changepoints.fpop import fpop
-from ..changepoints.penalty import long_run_factor, robust_lag1
+from ..changepoints.penalty import long_run_factor
 from ..robust import detect_tick  # noqa: F401  (re-exported: the noise inputs of a run sequence)
 
 _MAD = 1.482602218505602
@@ -132,6 +132,21 @@ def robust_sd(r: np.ndarray) -> float:
     return max(mad, float(np.std(core)) / 0.7894 if core.size > 1 else 0.0)
 
 
+def lag1(resid: np.ndarray) -> float:
+    """Robust lag-1 autocorrelation of residuals (Gnanadesikan-Kettenring: the scales of the sums and
+    the differences of neighbours), clipped to [0, 0.95]; the scales are :func:`robust_sd`, so that
+    quantised residuals (most neighbours equal, as on a clock-tick grid: MAD of the differences 0)
+    do not read as rho = 1 - which made a x0.66 step at tick 10 "outliers" (test_calibration).
+    Equal to :func:`bandkit.changepoints.penalty.robust_lag1` when the residuals are not tied."""
+    r = np.asarray(resid, dtype=np.float64)
+    if r.size < 10:
+        return 0.0
+    s_plus, s_minus = robust_sd(r[:-1] + r[1:]), robust_sd(r[:-1] - r[1:])
+    if s_plus + s_minus <= 0:
+        return 0.0
+    return float(np.clip((s_plus ** 2 - s_minus ** 2) / (s_plus ** 2 + s_minus ** 2), 0.0, 0.95))
+
+
 def segment_medians(x: np.ndarray, cps: np.ndarray) -> np.ndarray:
     """Per-point median of the segment it lies in (segments start at 0 and at ``cps``)."""
     bounds = np.r_[0, cps, x.size].astype(np.int64)
@@ -162,7 +177,7 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
         cps = fpop((x - np.median(x)) / s, penalty, 2)
         resid = x - segment_medians(x, cps)
         sigma = max(min(robust_sd(resid), NEIGHBOUR_CAP * nn), floor)
-        rho = robust_lag1(resid)
+        rho = lag1(resid)
         s_new = sigma * long_run_factor(rho)
         if math.isclose(s_new, s, rel_tol=1e-3):
             s = s_new
