@@ -34,9 +34,9 @@ import math
 from dataclasses import dataclass, field, fields
 
 import numpy as np
-from scipy.ndimage import gaussian_filter1d
 
 from ..errors import InvalidValueError
+from ..filters1d import gaussian_filter1d  # = scipy.ndimage's, without its import (bit-identical)
 from ..peaks1d import local_maxima, peak_prominences_widths
 from ..robust import MAD_TO_SD as _MAD_TO_SD
 from ..robust import median_period

@@ -38,7 +38,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import ndimage, special
+from scipy import special
+
+from ..filters1d import window_rank
 
 #: Guard bins each side of the bin under test (the Hann main lobe is ±2 bins).
 GUARD = 2
@@ -96,11 +98,14 @@ def local_floor(psd: np.ndarray, dof: float, *, guard: int = GUARD, half_width: 
     # (the bin next to Nyquist is not searched: a line at Nyquist itself leaks into it, off by half a bin)
     top = (idx > last - 1 - half_width) & (idx < last - 1) & (idx - guard - 2 * (half_width - guard) >= FIRST_BIN)
     if full.any():
-        fp = np.ones(2 * half_width + 1, dtype=bool)
-        fp[half_width - guard: half_width + guard + 1] = False
-        m = int(fp.sum())
+        m = 2 * (half_width - guard)
         k = _rank(m)
-        rk = ndimage.rank_filter(psd, rank=k - 1, footprint=fp, mode="nearest")
+        # NOTE: the k-th of the FULL 2·half_width + 1 window, guard bins included, is what this floor has
+        # computed since it used scipy.ndimage.rank_filter with a footprint that leaves the guard bins
+        # out: scipy's 1-D path uses only the footprint's size (scipy 1.17; checked in
+        # tests/test_lite_numerics.py). The spectral calibration was measured on this floor, so it is
+        # kept as it is here; excluding the guard bins is a separate change that needs a recalibration.
+        rk = window_rank(psd, k - 1, 2 * half_width + 1)
         level[full] = rk[full]
         cells[full], rank[full] = m, k
     m_full = 2 * (half_width - guard)
