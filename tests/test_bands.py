@@ -298,3 +298,34 @@ def test_band_overlap_warns_when_labels_cannot_be_trusted():
     assert band_overlap([5.0], [1.0], [4.0], [6.0]) == [None]
     three = band_overlap([0.0, 10.0, 20.0], [2.0, 2.0, 2.0], [-5.0, 5.0, 15.0], [5.0, 15.0, 25.0])
     assert three[1] == pytest.approx(2 * three[0], rel=1e-9)  # the middle band has two neighbours
+
+
+def test_seeds_fitted_in_threads_give_the_serial_result(monkeypatch):
+    """The seeds of one k run in threads (the EM kernel releases the GIL); the fits, the winner and so
+    every number are those of the serial run, and BANDKIT_THREADS=1 is the serial run."""
+    import bandkit.bands.fit as F
+
+    s = banded_series([1000.0, 1050.0, 1100.0, 1150.0, 1200.0], 60_000, noise=0.003, mean_dwell=100,
+                      interrupted=0.01, integer=True, seed=3)
+    calls = []
+    real = F._map_seeds
+
+    def spy(fit, seeds, work):
+        calls.append((len(seeds), work))
+        return real(fit, seeds, work)
+
+    monkeypatch.setattr(F, "_map_seeds", spy)
+    monkeypatch.setenv("BANDKIT_THREADS", "1")
+    serial = F.fit_bands(s.values, s.times)
+    monkeypatch.setenv("BANDKIT_THREADS", "3")
+    assert F.seed_threads() == 3
+    threaded = F.fit_bands(s.values, s.times)
+    assert any(n >= 2 and work >= F.PARALLEL_MIN_WORK for n, work in calls)  # threads were used
+    assert json.dumps(serial.result.to_dict(), sort_keys=True) == json.dumps(threaded.result.to_dict(), sort_keys=True)
+    assert np.array_equal(serial.labels, threaded.labels)
+    for a in ("weights", "means", "sds"):
+        assert np.array_equal(getattr(serial.mixture, a), getattr(threaded.mixture, a))
+    assert serial.bic == threaded.bic
+    monkeypatch.setenv("BANDKIT_THREADS", "many")
+    with pytest.raises(UsageError, match="BANDKIT_THREADS"):
+        F.seed_threads()

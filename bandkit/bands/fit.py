@@ -31,6 +31,7 @@ around it.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -175,6 +176,39 @@ def _wmedian_mad(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
     return med, mad
 
 
+#: Smallest EM problem (points x components) whose seeds are fitted in parallel threads: the EM kernel
+#: releases the GIL, so the 2-4 seeds of one k run at once on a multi-core machine (the same fits,
+#: the same winner: only the wall time changes). Below it a thread costs more than it saves.
+PARALLEL_MIN_WORK = 2048
+
+
+def seed_threads() -> int:
+    """Threads for the seeds of one k: ``BANDKIT_THREADS`` if set (1: serial), else the CPUs this process
+    may run on, at most 4 (a k has at most 4 seeds)."""
+    env = os.environ.get("BANDKIT_THREADS", "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise InvalidValueError(f"BANDKIT_THREADS must be a positive integer, got {env!r}") from None
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
+def _map_seeds(fit, seeds: list, work: int) -> list:
+    """``[fit(s) for s in seeds]``, in threads when the problem is big enough (see PARALLEL_MIN_WORK)."""
+    threads = min(seed_threads(), len(seeds))
+    if threads < 2 or work < PARALLEL_MIN_WORK:
+        return [fit(s) for s in seeds]
+    from concurrent.futures import ThreadPoolExecutor  # (a pool per k: nothing left running, fork-safe)
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="bandkit-em") as ex:
+        return list(ex.map(fit, seeds))
+
+
 class _MixtureSearch:
     """Steps 2 and 3 on the reduced points: the BIC-chosen mixture and its components grouped into bands.
 
@@ -286,12 +320,16 @@ class _MixtureSearch:
         _, mad = _wmedian_mad(x, w)
         sd0 = max(_MAD_TO_SD * mad / k, sd_floor)
         self.sd_floor_fit = sd_floor
+        var_prior = self.var_total / k ** 2
+
+        def fit(seed):
+            means, sds, weights = seed
+            return fit_mixture(x, w, means, sds, sd_floor=sd_floor, bg_density=bg, var_prior=var_prior,
+                               init_weights=weights, bin_width=self.bin_width)
+
         best = None
-        for means, sds, weights in self._seeds(x, w, k, prev, sd0):
-            m = fit_mixture(x, w, means, sds, sd_floor=sd_floor, bg_density=bg,
-                            var_prior=self.var_total / k ** 2, init_weights=weights,
-                            bin_width=self.bin_width)
-            if best is None or m.loglik > best.loglik:
+        for m in _map_seeds(fit, self._seeds(x, w, k, prev, sd0), x.size * k):
+            if best is None or m.loglik > best.loglik:  # (seed order: the same fit wins as in a serial run)
                 best = m
         return best
 
