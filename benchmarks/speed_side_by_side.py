@@ -1,14 +1,15 @@
 """bandkit's commands against their peers, side by side: wall and CPU time of fresh processes, alternating.
 
     python benchmarks/speed_side_by_side.py runner  A.json.gz B.json.gz --rounds 7 [--before DIR]   # (run outside a checkout: python -m imports the current directory's bandkit first)
-    python benchmarks/speed_side_by_side.py ftq data/ftq/ftq_f10000_quiet_0.dat.gz --rounds 5
+    python benchmarks/speed_side_by_side.py ftq data/ftq/ftq_f10000_quiet_0.dat.gz --rounds 5 [--before DIR] [--serial]
     python benchmarks/speed_side_by_side.py cold data/ftq/ftq_f10000_quiet_0.dat.gz --rounds 3
 
 ``runner``: ``bandkit report A`` vs ``python -m pyperf stats A`` and ``bandkit compare A B`` vs
 ``python -m pyperf compare_to A B`` (pyperf must be installed in this interpreter's environment);
 ``--before DIR`` adds a third contender, "bandkit before": the same commands with ``PYTHONPATH=DIR``
 (a checkout of the code to compare with, e.g. ``git archive main | tar -x -C DIR``).
-``ftq``: ``bandkit report FILE`` alone (warm cache), the bar of issue 17 is a wall time.
+``ftq``: ``bandkit report FILE`` (warm cache), the bar of issue 17 is a wall time; ``--before DIR`` adds the
+same command from that source tree (ratios are then to it), ``--serial`` the same with ``BANDKIT_THREADS=1``.
 ``cold``: the first ``bandkit report FILE`` with an empty numba cache (``NUMBA_CACHE_DIR`` = a fresh
 temporary directory) against a warm one, alternating.
 Each round runs the contenders in alternating order, each in a fresh process (``os.wait4``: wall time,
@@ -76,7 +77,8 @@ def main(argv=None) -> int:
     ap.add_argument("what", choices=("runner", "ftq", "cold"))
     ap.add_argument("files", nargs="+")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--before", metavar="DIR", help="runner: also time bandkit from this source tree (PYTHONPATH)")
+    ap.add_argument("--before", metavar="DIR", help="runner, ftq: also time bandkit from this source tree (PYTHONPATH)")
+    ap.add_argument("--serial", action="store_true", help="ftq: also time it with BANDKIT_THREADS=1 (EM seeds serial)")
     args = ap.parse_args(argv)
     print(f"python {sys.version.split()[0]}; cores {os.cpu_count()}; load average (1 min) before "
           f"{os.getloadavg()[0]:.2f}")
@@ -94,8 +96,14 @@ def main(argv=None) -> int:
             res = side_by_side(contenders, args.rounds)
             summarise(res, base)
     elif args.what == "ftq":
-        res = side_by_side({"bandkit report": ([*BANDKIT, "report", args.files[0], "--quiet"], None)}, args.rounds)
-        summarise(res, "bandkit report")
+        cmd = [*BANDKIT, "report", args.files[0], "--quiet"]
+        contenders = {"bandkit report": (cmd, None)}
+        if args.before:
+            contenders["bandkit report before"] = (cmd, {**os.environ, "PYTHONPATH": os.path.abspath(args.before)})
+        if args.serial:
+            contenders["bandkit report serial"] = (cmd, {**os.environ, "BANDKIT_THREADS": "1"})
+        res = side_by_side(contenders, args.rounds)
+        summarise(res, "bandkit report before" if args.before else "bandkit report")
     else:
         cache = tempfile.mkdtemp(prefix="bandkit-cold-")
         cold_env = {**os.environ, "NUMBA_CACHE_DIR": cache}
