@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 __all__ = ["configure_cache", "fallback_cache_dir", "announce_compiles", "SECONDS_PER_KERNEL", "njit", "Kernel",
-           "use_compiled", "compiled_in_use"]
+           "use_compiled", "compiled_in_use", "light_blas_check", "use_light_blas_check"]
 
 #: The package directory whose ``__pycache__`` directories numba writes to by default.
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -93,6 +93,55 @@ def configure_cache(environ=os.environ, package_dir: Path = PACKAGE_DIR) -> str 
     if config is not None and not getattr(config, "CACHE_DIR", ""):
         config.CACHE_DIR = str(path)
     return str(path)
+
+
+def light_blas_check() -> bool:
+    """Load scipy's BLAS extension (``scipy.linalg.cython_blas``) on its own, so that numba's BLAS check
+    does not import the whole of scipy.linalg (~0.1 s of CPU, 5 % of an FTQ report) just to learn that
+    BLAS is there. For processes bandkit owns (the CLI): numba's first kernel load imports
+    ``numba.np.arraymath``, whose import-time ``_check_blas`` runs ``import scipy.linalg.cython_blas``;
+    with the extension already in ``sys.modules`` Python does not import its parent package. (In a user's
+    process, ``scipy.linalg.cython_blas`` would then not be an attribute of a later-imported
+    ``scipy.linalg``: the library does not call this.) The module is the one scipy ships, its C API
+    (what numba's BLAS calls use) the same. Returns True when loaded here; False (nothing changed) when
+    numba's check already ran, the module is already loaded, or the file is not found or fails to load.
+    """
+    name = "scipy.linalg.cython_blas"
+    if name in sys.modules or "numba.np.arraymath" in sys.modules:
+        return False
+    try:
+        import importlib.machinery
+        import importlib.util
+
+        import scipy
+    except ImportError:
+        return False
+    folder = Path(scipy.__file__).resolve().parent / "linalg"
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = folder / f"cython_blas{suffix}"
+        if path.is_file():
+            break
+    else:
+        return False
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except Exception:  # any failure: leave the normal import to numba
+        sys.modules.pop(name, None)
+        return False
+    return True
+
+
+def use_light_blas_check() -> None:
+    """Run :func:`light_blas_check` right after numba is imported (now, if it is): for the CLI's process.
+    A command that never needs numba (a CI history's report) imports neither numba nor scipy for it."""
+    _NOTICE["light_blas"] = True
+    if "numba" in sys.modules:
+        light_blas_check()
+    elif not any(isinstance(f, _WhenNumbaIsImported) for f in sys.meta_path):
+        sys.meta_path.insert(0, _WhenNumbaIsImported())
 
 
 #: Largest input (values in the biggest array argument) a :class:`Kernel` runs without numba before numba is
@@ -255,7 +304,7 @@ def cold_kernel_count() -> int:
     return sum(_cold(d) for d in _bandkit_kernels())
 
 
-_NOTICE = {"stream": None, "done": False, "registered": False}
+_NOTICE = {"stream": None, "done": False, "registered": False, "light_blas": False}
 
 
 def announce_compiles(stream=None) -> None:
@@ -296,7 +345,8 @@ def announce_compiles(stream=None) -> None:
 
 
 class _WhenNumbaIsImported:
-    """Import hook: sets up the compile notice right after ``import numba`` (then removes itself)."""
+    """Import hook: sets up the compile notice and/or the light BLAS check right after ``import numba``
+    (then removes itself)."""
 
     def find_spec(self, name, path=None, target=None):
         if name != "numba":
@@ -310,6 +360,8 @@ class _WhenNumbaIsImported:
 
             def exec_module(module):
                 run(module)
+                if _NOTICE["light_blas"]:
+                    light_blas_check()
                 if _NOTICE["stream"] is not None:
                     announce_compiles(_NOTICE["stream"])
 

@@ -25,8 +25,10 @@ def _interrupted_while_starting(signum, frame) -> None:
 def main() -> int:
     old = {s: signal.signal(s, _interrupted_while_starting) for s in _SIGNALS}
     try:
+        from bandkit._numba import use_light_blas_check
         from bandkit.cli import main as run
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+    use_light_blas_check()  # a process of the CLI's own: numba's BLAS check need not import scipy.linalg
     return run()

@@ -181,3 +181,50 @@ def test_a_history_report_imports_neither_numba_nor_scipy(tmp_path):
             "'bandkit.spectrum', 'bandkit.postmortem') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out
+
+
+def test_cli_ftq_report_does_not_import_scipy_linalg(tmp_path):
+    """``python -m bandkit report`` of an FTQ trace: numba's BLAS check finds scipy's BLAS extension
+    (loaded on its own by bandkit._numba.light_blas_check) and does not import scipy.linalg (~0.1 s)."""
+    import subprocess
+    import sys
+
+    from bandkit.synthetic.ftq import write_ftq
+
+    path = tmp_path / "t.dat"
+    write_ftq(path, 20_000, seed=1)
+    code = ("import contextlib, io, runpy, sys\n"
+            f"sys.argv = ['bandkit', 'report', {str(path)!r}]\n"
+            "try:\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            "        runpy.run_module('bandkit', run_name='__main__')\n"
+            "except SystemExit as e:\n"
+            "    assert e.code in (0, 1), e.code\n"
+            "import numba.np.arraymath as A\n"
+            "print('scipy.linalg' in sys.modules, 'scipy.linalg.cython_blas' in sys.modules, A._HAVE_BLAS)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "True"], out
+
+
+def test_light_blas_check_keeps_numba_blas_and_scipy_linalg_working():
+    """After the light check numba's BLAS calls (np.dot in a kernel) run on scipy's BLAS, and a later
+    ``import scipy.linalg`` works; a second call, or one after numba's own check, changes nothing."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np\n"
+            "from bandkit._numba import light_blas_check\n"
+            "assert light_blas_check() is True\n"
+            "assert 'scipy.linalg' not in sys.modules\n"
+            "assert light_blas_check() is False\n"
+            "import numba\n"
+            "f = numba.njit(lambda a, b: np.dot(a, b))\n"
+            "a = np.arange(12.0).reshape(3, 4); b = np.arange(8.0).reshape(4, 2)\n"
+            "assert np.array_equal(f(a, b), a @ b)\n"
+            "import scipy.linalg\n"
+            "from scipy.linalg import cython_blas\n"
+            "assert cython_blas is sys.modules['scipy.linalg.cython_blas']\n"
+            "np.testing.assert_allclose(scipy.linalg.solve(np.eye(3) * 2, np.ones(3)), 0.5)\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert out.stdout.strip() == "ok", out.stderr
