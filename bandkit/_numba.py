@@ -160,9 +160,10 @@ TWINS = {
     "bandkit.changepoints.robust._segment_stats": "bandkit.changepoints._numpy_kernels:segment_stats",
 }
 
-#: Time (s) the kernels may spend running without numba in a process (a notebook or a fleet analysing many
-#: series) before numba is brought in: about what numba's start-up costs, so that a process never pays much
-#: more than twice the better of the two ways.
+#: CPU time (s, of the calling thread: the same on a loaded machine as on a quiet one) the kernels may spend
+#: running without numba in a process (a notebook or a fleet analysing many series) before numba is brought
+#: in: about what numba's start-up costs, so that a process never pays much more than twice the better of
+#: the two ways.
 PYTHON_BUDGET_S = 0.5
 
 _MODE = {"compiled": False, "forced": os.environ.get("BANDKIT_KERNELS", "auto")}
@@ -207,12 +208,12 @@ class Kernel:
                     return self.python()(*args)
                 if _PY["spent"] <= PYTHON_BUDGET_S:
                     _PY["depth"] = 1
-                    t0 = time.perf_counter()
+                    t0 = time.thread_time()
                     try:
                         return self.python()(*args)
                     finally:
                         _PY["depth"] = 0
-                        _PY["spent"] += time.perf_counter() - t0
+                        _PY["spent"] += time.thread_time() - t0
             use_compiled()
         return self.dispatcher(*args)
 
