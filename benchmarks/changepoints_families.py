@@ -71,9 +71,11 @@ def null(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
 
 def moving(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
     """A series whose level moves without a step (the hard nulls of a step detector), parts of ``name`` in
-    noise SDs: ``trend=D`` a linear drift of D from the first value to the last, ``rw=w`` a random-walk level
-    with increments of SD w per value, ``season=A`` a sinusoid of amplitude A and period 12 (monthly data);
-    the other parts are the noise's (``"trend=3+ar=0.5"``)."""
+    noise SDs: ``trend=D`` a linear drift of D from the first value to the last (values are ``exp`` of it:
+    ``trend=300`` is a smooth growth to e^3 times the first value, the noise 1/300 of the range); ``rw=w`` a
+    random-walk level with increments of SD w per value (``rw=3``: the level moves more than the noise, a near
+    unit root as prices and exchange rates are); ``season=A`` a sinusoid of amplitude A and period 12 (monthly
+    data); the other parts are the noise's (``"trend=3+ar=0.5"``)."""
     p = parse(name)
     t = np.arange(n, dtype=np.float64)
     lvl = np.zeros(n)
@@ -108,5 +110,6 @@ CALIBRATION = ("g", "ar=0.25", "ar=0.5", "t3", "t3+ar=0.5", "g+tick=1", "g+tick=
                "g+spikes=0.02", "g+pink=0.3", "lognorm")
 # level moves without a step: a trend, a random walk, seasonality (TCPD's economic series are of this kind);
 # what a step detector should say there is an open question, measured in changepoints_nullpower --part hard
-MOVING = ("trend=3", "trend=10", "trend=3+ar=0.5", "trend=10+ar=0.5", "rw=0.1", "rw=0.3", "season=2+ar=0.5")
+MOVING = ("trend=3", "trend=10", "trend=3+ar=0.5", "trend=10+ar=0.5", "trend=300", "rw=0.1", "rw=0.3", "rw=3",
+          "season=2+ar=0.5")
 VALIDATION_EXTRA = ("g+tick=3", "t3+spikes=0.01", "ar=0.4+pink=0.2", "ar=0.5+tick=1", "g+pink=0.5")

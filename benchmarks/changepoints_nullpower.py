@@ -1,6 +1,7 @@
 """False alarms and detection rate of ``detect_changepoints`` with its defaults, on seeded generated series.
 
 Usage: python benchmarks/changepoints_nullpower.py [--reps 500] [--part null,power,dense,hard] [--json out.json]
+       [--set noise.RHO_RESID_MAX=0.8 ...]  (exploration: a constant of bandkit.changepoints changed for the run)
 
 Runs against whichever ``bandkit`` is imported, so the previous defaults are measured by running the same
 script with the previous version first on the path (``PYTHONPATH=../main python benchmarks/...``; the old
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import multiprocessing
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -97,7 +99,14 @@ def main(argv=None) -> int:
     ap.add_argument("--part", default="null,power,dense")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", default="")
+    ap.add_argument("--set", action="append", metavar="MODULE.NAME=VALUE",
+                    help="exploration: change a constant of bandkit.changepoints (e.g. noise.RHO_RESID_MAX=0.8)")
     a = ap.parse_args(argv)
+    from tcpd_eval import set_constants
+
+    set_constants(a.set)
+    if a.set:
+        multiprocessing.set_start_method("fork", force=True)  # the workers must inherit the changed constants
     import bandkit
 
     print(f"bandkit from {Path(bandkit.__file__).parent}")

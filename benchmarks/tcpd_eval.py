@@ -1,7 +1,7 @@
 """Accuracy of bandkit's change-point defaults on the public TCPD series (TCPDBench protocol).
 
 Usage: python benchmarks/tcpd_eval.py [TCPD_DIR] [--cost auto] [--penalty auto] [--alpha auto] [--min-size 2]
-       [--per-series] [--no-missing]
+       [--per-series] [--no-missing] [--set noise.RHO_RESID_MAX=0.8 ...]
 
 TCPD_DIR defaults to ../shared/data/tcpd relative to the repository root. Every univariate series
 is z-scored (as TCPDBench does; missing values are filled by linear interpolation, which
@@ -54,6 +54,20 @@ def load_series(tcpd_dir: Path, skip_missing: bool = False):
         yield f.stem, z
 
 
+def set_constants(assignments) -> None:
+    """Exploration only: ``["noise.RHO_RESID_MAX=0.8", ...]`` sets module constants of
+    ``bandkit.changepoints`` for this run (read at call time; worker processes are forked and inherit them)."""
+    import importlib
+
+    for a in assignments or ():
+        target, _, value = a.partition("=")
+        mod, _, name = target.rpartition(".")
+        m = importlib.import_module(f"bandkit.changepoints.{mod}")
+        if not hasattr(m, name):
+            raise SystemExit(f"--set: bandkit.changepoints.{mod} has no {name}")
+        setattr(m, name, type(getattr(m, name))(value))
+
+
 def evaluate(tcpd_dir: Path, skip_missing: bool = False, **opts) -> list[dict]:
     ann = json.loads((tcpd_dir / "annotations.json").read_text())
     old_api = "n_boot" in inspect.signature(detect_changepoints).parameters
@@ -81,7 +95,10 @@ def main(argv=None) -> int:
     ap.add_argument("--min-size", type=int, default=2)
     ap.add_argument("--per-series", action="store_true")
     ap.add_argument("--no-missing", action="store_true")
+    ap.add_argument("--set", action="append", metavar="MODULE.NAME=VALUE",
+                    help="exploration: change a constant of bandkit.changepoints (e.g. noise.RHO_RESID_MAX=0.8)")
     args = ap.parse_args(argv)
+    set_constants(args.set)
     pen = args.penalty
     try:
         pen = float(pen)
@@ -98,7 +115,8 @@ def main(argv=None) -> int:
           f"cost={args.cost} penalty={args.penalty} alpha={args.alpha} min_size={args.min_size}")
     for label, rs in ((f"all {len(rows)}", rows), (f"TCPDBench set {len(bench)} (no quality_control_*)", bench)):
         print(f"{label}:")
-        print(f"  bandkit  mean F1 = {np.mean([r['f1'] for r in rs]):.3f}  mean cover = {np.mean([r['cover'] for r in rs]):.3f}")
+        print(f"  bandkit  mean F1 = {np.mean([r['f1'] for r in rs]):.3f}  "
+              f"mean cover = {np.mean([r['cover'] for r in rs]):.3f}")
         print(f"  zero     mean F1 = {np.mean([r['f1_zero'] for r in rs]):.3f}  "
               f"mean cover = {np.mean([r['cover_zero'] for r in rs]):.3f}")
     print("published TCPDBench default (33 series): binseg F1 0.698 cover 0.672; zero F1 0.645 cover 0.566")
