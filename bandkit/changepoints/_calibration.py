@@ -7,7 +7,8 @@ The min_size >= 2 tables (the default) were rewritten on 2026-11-24 by ``--reps 
 up to 1,000 values, 2,000 at 2,000, 1,000 beyond) on the current pipeline with log-normal noise added to the
 families (right-skewed timing noise: held out it had 2-14 % false alarms at 1,000-10,000 values).
 The min_size >= 2 rows for 20, 30, 50 and 100 values were rewritten on 2026-11-24 by ``--reps 4000 --sizes
-20,30,50,100`` after the noise model left the differences across the strongest split out of its variogram.
+20,30,50,100`` after the noise model of series up to 100 values left the differences across their strongest
+split out of its variogram (bandkit/changepoints/noise.py, "Short series").
 Each row: series length n, then the path statistic beyond which at most 50, 30, 20, 10, 5, 2, 1, 0.5 and 0.2 %
 of the null series of every family fall (the supremum over families), for the cost and minimum segment
 length of the key. Results: benchmarks/RESULTS_calibration.md, "change points".
@@ -15,10 +16,10 @@ length of the key. Results: benchmarks/RESULTS_calibration.md, "change points".
 QS = (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
 TABLE = {}
 TABLE[('l2', 2)] = (  # n, thresholds at survival (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
-    (20, (2.83, 6.04, 8.50, 13.33, 18.73, 24.97, 29.30, 35.55, 42.44)),
-    (30, (3.20, 6.05, 8.40, 13.38, 18.45, 26.73, 32.69, 38.79, 43.70)),
-    (50, (4.38, 6.80, 8.66, 12.32, 16.35, 23.29, 29.15, 34.45, 41.58)),
-    (100, (5.57, 7.55, 8.93, 11.26, 13.92, 17.07, 21.62, 24.54, 29.27)),
+    (20, (3.31, 6.73, 9.31, 14.44, 19.07, 25.67, 30.90, 35.17, 52.07)),
+    (30, (3.44, 6.32, 8.73, 13.72, 18.50, 25.30, 31.73, 41.09, 49.69)),
+    (50, (4.58, 7.04, 8.88, 13.01, 17.93, 24.93, 31.53, 38.58, 47.31)),
+    (100, (5.71, 7.77, 9.03, 11.30, 13.83, 19.49, 24.87, 27.87, 30.92)),
     (200, (8.20, 10.24, 11.63, 13.76, 16.37, 19.68, 22.10, 24.36, 27.78)),
     (500, (8.99, 10.92, 12.15, 14.06, 16.10, 18.73, 20.59, 22.49, 24.99)),
     (1000, (10.44, 12.25, 13.38, 15.21, 17.05, 19.29, 21.07, 23.14, 24.97)),
@@ -28,10 +29,10 @@ TABLE[('l2', 2)] = (  # n, thresholds at survival (0.5, 0.3, 0.2, 0.1, 0.05, 0.0
 )
 
 TABLE[('robust', 2)] = (  # n, thresholds at survival (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
-    (20, (1.52, 5.94, 9.82, 16.77, 23.55, 44.10, 50.20, 51.27, 60.15)),
-    (30, (0.76, 5.28, 8.83, 15.46, 21.89, 34.24, 43.16, 48.34, 61.85)),
-    (50, (1.82, 5.26, 7.60, 12.29, 17.23, 26.71, 36.12, 45.42, 63.55)),
-    (100, (2.87, 5.24, 6.36, 9.11, 12.56, 19.18, 22.71, 27.18, 36.07)),
+    (20, (2.51, 7.57, 11.04, 17.72, 23.07, 33.04, 38.92, 46.39, 53.83)),
+    (30, (1.25, 6.91, 9.93, 16.26, 23.26, 31.66, 41.23, 45.53, 59.38)),
+    (50, (2.23, 6.24, 8.82, 14.80, 22.40, 30.27, 37.56, 44.68, 64.94)),
+    (100, (3.21, 5.11, 6.14, 9.15, 11.43, 16.79, 19.88, 25.07, 30.00)),
     (200, (5.25, 7.80, 9.16, 11.42, 13.64, 17.30, 20.81, 25.68, 36.80)),
     (500, (7.60, 9.87, 11.16, 13.27, 15.24, 18.42, 21.15, 24.32, 31.80)),
     (1000, (10.01, 12.04, 13.29, 15.22, 17.11, 20.05, 22.17, 24.80, 29.58)),
