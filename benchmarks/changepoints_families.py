@@ -69,6 +69,25 @@ def null(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
     return series(name, np.ones(n), rng)
 
 
+def moving(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """A series whose level moves without a step (the hard nulls of a step detector), parts of ``name`` in
+    noise SDs: ``trend=D`` a linear drift of D from the first value to the last (values are ``exp`` of it:
+    ``trend=300`` is a smooth growth to e^3 times the first value, the noise 1/300 of the range); ``rw=w`` a
+    random-walk level with increments of SD w per value (``rw=3``: the level moves more than the noise, a near
+    unit root as prices and exchange rates are); ``season=A`` a sinusoid of amplitude A and period 12 (monthly
+    data); the other parts are the noise's (``"trend=3+ar=0.5"``)."""
+    p = parse(name)
+    t = np.arange(n, dtype=np.float64)
+    lvl = np.zeros(n)
+    if "trend" in p:
+        lvl += p["trend"] * t / max(n - 1, 1)
+    if "rw" in p:
+        lvl += np.cumsum(p["rw"] * rng.standard_normal(n))
+    if "season" in p:
+        lvl += p["season"] * np.sin(2.0 * math.pi * t / 12.0)
+    return series(name, np.exp(SD * lvl), rng)
+
+
 def step(name: str, n: int, ratio: float, at: int, rng: np.random.Generator) -> np.ndarray:
     """One step by ``ratio`` at index ``at``."""
     sig = np.ones(n)
@@ -89,4 +108,8 @@ def dense(n: int, seg: int, rng: np.random.Generator, jump=(1.0, 3.0)):
 # had 2-14 % false alarms at 1,000-10,000 values (clusters of 5-13 right-tail values)
 CALIBRATION = ("g", "ar=0.25", "ar=0.5", "t3", "t3+ar=0.5", "g+tick=1", "g+tick=2", "g+spikes=0.005",
                "g+spikes=0.02", "g+pink=0.3", "lognorm")
+# level moves without a step: a trend, a random walk, seasonality (TCPD's economic series are of this kind);
+# what a step detector should say there is an open question, measured in changepoints_nullpower --part hard
+MOVING = ("trend=3", "trend=10", "trend=3+ar=0.5", "trend=10+ar=0.5", "trend=300", "rw=0.1", "rw=0.3", "rw=3",
+          "season=2+ar=0.5")
 VALIDATION_EXTRA = ("g+tick=3", "t3+spikes=0.01", "ar=0.4+pink=0.2", "ar=0.5+tick=1", "g+pink=0.5")

@@ -1,6 +1,7 @@
 """False alarms and detection rate of ``detect_changepoints`` with its defaults, on seeded generated series.
 
-Usage: python benchmarks/changepoints_nullpower.py [--reps 500] [--part null,power,dense] [--json out.json]
+Usage: python benchmarks/changepoints_nullpower.py [--reps 500] [--part null,power,dense,hard] [--json out.json]
+       [--set noise.RHO_RESID_MAX=0.8 ...]  (exploration: a constant of bandkit.changepoints changed for the run)
 
 Runs against whichever ``bandkit`` is imported, so the previous defaults are measured by running the same
 script with the previous version first on the path (``PYTHONPATH=../main python benchmarks/...``; the old
@@ -11,6 +12,10 @@ API gets ``n_boot=0``). Families: benchmarks/changepoints_families.py (relative 
   one reported change (``result.changepoints``).
 * power: one step in the middle (ratio 1.02 ... 1.5) at lengths 20 ... 1,000; a hit = a reported change
   within 3 values of the true one (and the share of series that also report a change elsewhere).
+* hard: a level that moves without a step (changepoints_families.MOVING: linear drift of 3 or 10 noise SDs
+  over the series, white or AR(1) 0.5; a random-walk level; a period-12 season), lengths 20 ... 2,000; the
+  share of series with a reported change (not a false alarm by the issue's definition: no bar, a measurement
+  of what the step detector does where the level moves in another way).
 * dense: white noise with a change every 20 values, jumps 1-3 SDs (random signs), n = 1,000 and 5,000; TCPD
   F1 (margin 5) against the true changes.
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import multiprocessing
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -30,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import changepoints_families as fam  # noqa: E402
 
 NULL_FAMILIES = fam.CALIBRATION + fam.VALIDATION_EXTRA
+HARD_SIZES = (20, 50, 200, 1000, 2000)
 NULL_SIZES = (20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 POWER_FAMILIES = ("g", "t3", "ar=0.5", "g+spikes=0.01", "g+tick=1", "g+pink=0.3")
 POWER_SIZES = (20, 50, 200, 1000)
@@ -49,6 +56,12 @@ def _null(args):
     name, n, reps, seed = args
     rng = np.random.default_rng(seed)
     return sum(detect(fam.null(name, n, rng)).size > 0 for _ in range(reps))
+
+
+def _hard(args):
+    name, n, reps, seed = args
+    rng = np.random.default_rng(seed)
+    return sum(detect(fam.moving(name, n, rng)).size > 0 for _ in range(reps))
 
 
 def _power(args):
@@ -86,7 +99,14 @@ def main(argv=None) -> int:
     ap.add_argument("--part", default="null,power,dense")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", default="")
+    ap.add_argument("--set", action="append", metavar="MODULE.NAME=VALUE",
+                    help="exploration: change a constant of bandkit.changepoints (e.g. noise.RHO_RESID_MAX=0.8)")
     a = ap.parse_args(argv)
+    from tcpd_eval import set_constants
+
+    set_constants(a.set)
+    if a.set:
+        multiprocessing.set_start_method("fork", force=True)  # the workers must inherit the changed constants
     import bandkit
 
     print(f"bandkit from {Path(bandkit.__file__).parent}")
@@ -121,6 +141,18 @@ def main(argv=None) -> int:
                         res.setdefault("power", {}).setdefault(name, {}).setdefault(str(ratio), {})[n] = [hit, extra]
                         row.append(f"{100 * hit:7.1f}% ({100 * extra:3.0f})")
                     print(f"{'':14s} {ratio:5.2f} " + "".join(f"{c:>14s}" for c in row), flush=True)
+        if "hard" in parts:
+            print(f"\nhard: share of series with a reported change where the level moves without a step "
+                  f"({a.reps} series per cell)")
+            print(f"{'family':18s}" + "".join(f"{n:>8d}" for n in HARD_SIZES))
+            for name in fam.MOVING:
+                row = []
+                for n in HARD_SIZES:
+                    jobs = [(name, n, r, SEED + 3000 + 1000 * k + n) for k, r in enumerate(_split(a.reps, a.workers))]
+                    share = sum(ex.map(_hard, jobs)) / a.reps
+                    res.setdefault("hard", {}).setdefault(name, {})[n] = share
+                    row.append(f"{100 * share:7.1f}%")
+                print(f"{name:18s}" + "".join(row), flush=True)
         if "dense" in parts:
             print("\ndense: change every 20 values, jumps 1-3 SD, white noise; mean TCPD F1")
             for n in (1000, 5000):
