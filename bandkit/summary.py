@@ -174,10 +174,9 @@ def value_stats(trace: Trace) -> dict[str, Any]:
         if out["mean"] is None and out["median"] is None and head is not None:
             out[st.get("statistic") if st.get("statistic") in ("mean", "median") else "mean"] = head
         return out
-    s = trace.samples
-    v = s["value"].to_numpy(dtype=np.float64)
+    v = trace.values
     v = v[np.isfinite(v)]
-    runs = int(s["run"].nunique()) if "run" in s.columns else int(v.size)
+    runs = _n_distinct(trace.column("run", samples=True)) if trace.has_column("run") else int(v.size)
     if not v.size:
         return {"source": "values", "unit": trace.meta.value_unit, "n": 0, "runs": 0, "mean": None, "stddev": None, "median": None,
                 "min": None, "max": None}
@@ -186,14 +185,25 @@ def value_stats(trace: Trace) -> dict[str, Any]:
             "min": float(np.min(v)), "max": float(np.max(v))}
 
 
+def _n_distinct(a) -> int:
+    """Number of distinct non-missing values (``Series.nunique()``)."""
+    a = np.asarray(a)
+    if a.dtype.kind in "iu":
+        return int(np.unique(a).size)
+    import pandas as pd
+
+    return int(pd.Series(a).nunique())
+
+
 def within_run(trace: Trace) -> dict[str, Any] | None:
     """Values inside a run: pyperf's warm-up values against the measured ones (median / median), and
     each run's first value against the run's other values (median over runs). None when runs hold
     one value and no warm-ups."""
-    s = trace.samples
-    if trace.meta.extra.get("summary_only") or "run" not in s.columns or not len(s):
+    if trace.meta.extra.get("summary_only") or not trace.has_column("run"):
         return None
-    v = s["value"].to_numpy(dtype=np.float64)
+    v = trace.values
+    if not len(v):
+        return None
     med = float(np.nanmedian(v))
     warm = [w[3] for w in trace.meta.extra.get("warmups") or ()
             if isinstance(w, (list, tuple)) and len(w) == 4 and w[1] is not None]
@@ -201,7 +211,7 @@ def within_run(trace: Trace) -> dict[str, Any] | None:
     out: dict[str, Any] = {"warmups": int(warm.size),
                            "warmup_ratio": float(np.median(warm) / med) if warm.size and med > 0 else None,
                            "first_value_ratio": None, "runs_compared": 0}
-    runs = s["run"].to_numpy()
+    runs = np.asarray(trace.column("run", samples=True))
     order = np.argsort(runs, kind="stable")
     r, x = runs[order], v[order]
     starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])

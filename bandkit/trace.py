@@ -76,17 +76,68 @@ class Trace(DisplayMixin):
     (1-based run number of a runner value), per-run metadata columns.
     """
 
-    __slots__ = ("data", "meta", "_stalls", "_samples")
+    __slots__ = ("_data", "_cols", "meta", "_stalls", "_samples")
 
-    def __init__(self, data: pd.DataFrame, meta: TraceMeta):
-        if "value" not in data.columns:
-            raise ValueError("Trace data needs a 'value' column")
-        if "time" not in data.columns:
-            data = data.assign(time=np.nan)
-        self.data = data
+    def __init__(self, data: "pd.DataFrame | Mapping[str, Any]", meta: TraceMeta):
+        """``data``: a DataFrame, or its columns as a dict of equal-length arrays (numpy arrays or
+        ``pd.Categorical``): then the DataFrame is built only when :attr:`data` is first asked for,
+        and analyses read the arrays through :meth:`column` (a runner file of thousands of
+        benchmarks builds no frame)."""
+        if isinstance(data, Mapping):
+            cols = dict(data)
+            if "value" not in cols:
+                raise ValueError("Trace data needs a 'value' column")
+            if "time" not in cols:
+                cols["time"] = np.full(len(cols["value"]), np.nan)
+            self._cols: dict[str, Any] | None = cols
+            self._data = None
+        else:
+            if "value" not in data.columns:
+                raise ValueError("Trace data needs a 'value' column")
+            if "time" not in data.columns:
+                data = data.assign(time=np.nan)
+            self._cols = None
+            self._data = data
         self.meta = meta
         self._stalls: pd.DataFrame | None = None
         self._samples: pd.DataFrame | None = None
+
+    @property
+    def data(self) -> pd.DataFrame:
+        """All rows as a DataFrame (built on first access when the trace was made from arrays)."""
+        if self._data is None:
+            import pandas as pd
+
+            self._data = pd.DataFrame(self._cols)
+        return self._data
+
+    @property
+    def column_arrays(self) -> dict[str, Any] | None:
+        """The columns as given (name -> numpy array or ``pd.Categorical``; all rows) when the trace
+        was built from arrays, else None. Read-only."""
+        return self._cols
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self._cols) if self._cols is not None else list(self.data.columns)
+
+    def has_column(self, name: str) -> bool:
+        return name in self._cols if self._cols is not None else name in self.data.columns
+
+    def column(self, name: str, *, samples: bool = False):
+        """Column ``name`` as a numpy array (``pd.Categorical`` for a categorical column), all rows or
+        (``samples=True``) only the sample rows (see :attr:`sample_mask`), without building a frame
+        when the trace holds arrays."""
+        if self._cols is not None:
+            a = self._cols[name]
+        else:
+            s = self.data[name]
+            a = s.array if s.dtype.name == "category" else s.to_numpy()
+        if samples:
+            mask = self.sample_mask
+            if mask is not None:
+                a = a[mask]
+        return a
 
     # -- views -----------------------------------------------------------------------
     @property
@@ -108,7 +159,7 @@ class Trace(DisplayMixin):
 
     @property
     def has_catchup(self) -> bool:
-        return "catchup" in self.data.columns
+        return self.has_column("catchup")
 
     @property
     def sample_mask(self) -> np.ndarray | None:
@@ -117,12 +168,12 @@ class Trace(DisplayMixin):
         Excluded: FTQ catch-up rows (``catchup``) and quanta known to be short (``partial``,
         e.g. the mask-aligned first quantum of the two-file FTQ format).
         """
-        cols = [c for c in ("catchup", "partial") if c in self.data.columns]
+        cols = [c for c in ("catchup", "partial") if self.has_column(c)]
         if not cols:
             return None
-        bad = self.data[cols[0]].to_numpy(dtype=bool)
+        bad = np.asarray(self.column(cols[0]), dtype=bool)
         for c in cols[1:]:
-            bad = bad | self.data[c].to_numpy(dtype=bool)
+            bad = bad | np.asarray(self.column(c), dtype=bool)
         return ~bad
 
     @property
@@ -136,11 +187,15 @@ class Trace(DisplayMixin):
     @property
     def values(self) -> np.ndarray:
         """Sample values as float64 (catch-up rows excluded)."""
+        if self._cols is not None:
+            return np.asarray(self.column("value", samples=True), dtype=np.float64)
         return self.samples["value"].to_numpy(dtype=np.float64)
 
     @property
     def times(self) -> np.ndarray:
         """Sample times (catch-up rows excluded), in ``meta.time_unit``."""
+        if self._cols is not None:
+            return np.asarray(self.column("time", samples=True), dtype=np.float64)
         return self.samples["time"].to_numpy(dtype=np.float64)
 
     @property
@@ -158,9 +213,9 @@ class Trace(DisplayMixin):
         return self._stalls
 
     def __len__(self) -> int:
-        return len(self.data)
+        return len(self._cols["value"]) if self._cols is not None else len(self.data)
 
     def __repr__(self) -> str:
         m = self.meta
         rate = f", {m.sampling_hz:g} Hz" if m.sampling_hz else ""
-        return f"<Trace {m.kind}/{m.format} {self.label!r}: {len(self.data)} rows{rate}>"
+        return f"<Trace {m.kind}/{m.format} {self.label!r}: {len(self)} rows{rate}>"

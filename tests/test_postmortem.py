@@ -396,3 +396,56 @@ def test_pooled_suspects_leave_out_columns_that_only_tell_benchmarks_apart():
     names = [e[0] for e in _pooled(frames)]
     assert "cpu_freq" in names and "tag" in names
     assert "description" not in names and "loops" not in names
+
+
+def _frame_backed(t):
+    """The same trace with its rows as a DataFrame (the frame path of run_table)."""
+    from bandkit.trace import Trace
+
+    return Trace(t.data, t.meta)
+
+
+@pytest.mark.parametrize("name", ["speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz",
+                                  "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz",
+                                  "pyperf-tests_telco.json.gz", "3em_tools_benchmarks_results.json",
+                                  "bpfilter_005d041.json", "simple_insert_hecs_new_raw.csv"])
+def test_run_table_from_arrays_equals_the_frame_path(name):
+    """run_table on a trace built from arrays (no pandas) gives what the groupby of its frame gives:
+    the same runs, bit-equal means, counts and the same metadata frame (first non-missing per run)."""
+    from bandkit.postmortem.runs import run_table
+
+    from bandkit.loaders.registry import load_traces
+
+    traces = [t for t in load_traces(R / name) if t.kind == "runner"]
+    assert traces and all(t.column_arrays is not None for t in traces)
+    for t in traces:
+        for md in (True, False):
+            a, b = run_table(t, metadata=md), run_table(_frame_backed(t), metadata=md)
+            assert a.metadata_columns is not None or not md or not len(a)
+            assert np.array_equal(a.runs, b.runs) and a.runs.dtype == b.runs.dtype
+            assert np.array_equal(a.means, b.means)  # bit-equal (pandas' own summation)
+            assert np.array_equal(a.counts, b.counts)
+            pd.testing.assert_frame_equal(a.metadata, b.metadata, check_exact=True)
+
+
+def test_run_table_arrays_with_gaps_and_shuffled_runs():
+    """Runs out of order, a run whose first row misses a metadata value that a later row has, and a
+    non-finite value: same as the frame path (pandas' compensated sums, groupby's first())."""
+    from bandkit.postmortem.runs import run_table
+    from bandkit.trace import Trace, TraceMeta
+
+    rng = np.random.default_rng(3)
+    n = 60
+    run = rng.integers(1, 9, n)
+    value = rng.lognormal(size=n) * 1e-5
+    value[5] = np.nan
+    freq = rng.choice([1800.0, 2400.0], n)
+    freq[np.flatnonzero(run == run[0])[0]] = np.nan
+    host = pd.Categorical.from_codes(rng.integers(-1, 2, n), categories=["a", "b"])
+    cols = {"time": np.full(n, np.nan), "run": run, "value_index": np.zeros(n, np.int64), "value": value,
+            "cpu_freq_mhz": freq, "hostname": host}
+    t = Trace(cols, TraceMeta(path="x", format="pyperf", kind="runner", name="b"))
+    for md in (True, False):
+        a, b = run_table(t, metadata=md), run_table(_frame_backed(t), metadata=md)
+        assert np.array_equal(a.means, b.means) and np.array_equal(a.runs, b.runs)
+        pd.testing.assert_frame_equal(a.metadata, b.metadata, check_exact=True)

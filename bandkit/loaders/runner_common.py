@@ -145,14 +145,13 @@ def build_runner_trace(
         if d.notna().any():
             first = d.dropna().min()
             run_time = ((d - first).dt.total_seconds()).to_numpy(dtype=np.float64, na_value=np.nan)
-    # one frame built once: the run's metadata repeated onto each of its values (no per-run frame)
+    # the run's metadata repeated onto each of its values; the Trace builds its frame only if asked
     data: dict[str, Any] = {"time": np.repeat(run_time, counts), "run": run_no, "value_index": vidx,
                             "value": values}
     take = np.repeat(np.arange(len(runs)), counts)
     for col, arr in md.items():
         if col not in data:
             data[col] = arr.take(take) if isinstance(arr, pd.Categorical) else arr[take]
-    data = pd.DataFrame(data)
     ex = {"values_per_run": plain(sorted(set(counts.tolist()))), "summary_only": False,
           "metadata": plain({k: v for k, v in const.items() if _is_plain_scalar(v)})}
     ex.update(extra or {})
@@ -168,9 +167,9 @@ def summary_trace(source: Source, fmt: str, name: str, value: float, *, value_un
     """A one-row runner Trace for a benchmark whose file has no per-run data
     (``meta.extra["summary_only"] is True``; ``meta.extra["no_runs_reason"]`` says why;
     ``meta.extra["summary_stats"]``: the file's statistics, see :mod:`.summary_stats`)."""
-    data = pd.DataFrame({"time": np.array([np.nan]), "run": np.array([1], dtype=np.int64),  # (arrays, no
-                         "value_index": np.array([0], dtype=np.int64),  # copy: ~0.1 ms less per benchmark;
-                         "value": np.array([float(value)])}, copy=False)  # asv files hold thousands)
+    data = {"time": np.array([np.nan]), "run": np.array([1], dtype=np.int64),  # (arrays; the Trace builds
+            "value_index": np.array([0], dtype=np.int64),  # its frame only if asked: asv files hold
+            "value": np.array([float(value)])}  # thousands of these)
     ex = {"summary_only": True, "no_runs_reason": reason, "stats": plain(dict(stats or {})),
           "metadata": plain({k: v for k, v in dict(metadata or {}).items() if _is_plain_scalar(v)}),
           "values_per_run": [1], "summary_stats": plain(dict(summary_stats)) if summary_stats else None}

@@ -43,7 +43,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
         g = dataclasses.replace(g, min_ratio=float(min_ratio))
     # fewer rows than min_runs: fewer runs too, so the verdict is known; no metadata table is built
     # (a 491 kB asv file of 22,971 one-value benchmarks spent ~1 ms per benchmark on it in pandas)
-    rt = run_table(trace, metadata=len(trace.samples) >= min_runs)
+    rt = run_table(trace, metadata=len(trace.values) >= min_runs)
     name = trace.label
     unit = trace.meta.value_unit
     nvals = int(rt.counts.sum())
@@ -115,7 +115,8 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
         reference = "outlier runs vs the rest"
     suspects: list[Suspect] = []
     if affected.any() and not affected.all():
-        suspects = rank_suspects(rt.metadata, affected, step_index=step_index, max_suspects=max_suspects)
+        md = rt.metadata_columns if rt.metadata_columns is not None else rt.metadata
+        suspects = rank_suspects(md, affected, step_index=step_index, max_suspects=max_suspects)
         fixed = []
         for s in suspects:
             ev = dict(s.evidence)
@@ -137,7 +138,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
     return PostMortem(name, unit, verdict, nk, nvals, runs, rt.means, labels, tuple(steps), tuple(bands),
                       outliers, warmup, cl.trend, tuple(int(r) for r in runs[affected]), reference,
                       tuple(suspects), float(cl.sigma), slow_runs=tuple(int(r) for r in runs[slow]),
-                      metadata=rt.metadata, episodes=tuple(episodes), gate=gate)
+                      run_table=rt, episodes=tuple(episodes), gate=gate)
 
 
 def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: int = 4,
@@ -154,10 +155,10 @@ def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: 
 
 def _noise_inputs(trace: Trace) -> tuple[float | None, float | None]:
     """(within-run standard error of a run mean, relative; quantisation step of the values)."""
-    s = trace.samples
-    v = s["value"].to_numpy(dtype=np.float64)
+    v = trace.values
     ok = np.isfinite(v)
-    within = within_run_se(v[ok], s["run"].to_numpy()[ok]) if "run" in s.columns else None
+    within = within_run_se(v[ok], np.asarray(trace.column("run", samples=True))[ok]) \
+        if trace.has_column("run") else None
     return within, detect_tick(v[ok])
 
 

@@ -99,6 +99,7 @@ class PostMortem(DisplayMixin):
     it by ``min_ratio`` (the grouping pooled across benchmarks by :func:`summarize`).
     ``episodes``: steps that came back (:class:`Episode`). ``gate``: the noise model and the
     decision thresholds the verdict passed (see :mod:`bandkit.postmortem.classify`).
+    ``run_table``: the :class:`~bandkit.postmortem.runs.RunTable` analysed (its metadata: :attr:`metadata`).
     """
 
     name: str
@@ -121,9 +122,20 @@ class PostMortem(DisplayMixin):
     summary_only: bool = False
     note: str | None = None
     slow_runs: tuple[int, ...] = ()
-    metadata: Any = field(default=None, repr=False, compare=False)
+    run_table: Any = field(default=None, repr=False, compare=False)
     episodes: tuple[Episode, ...] = ()
     gate: dict = field(default_factory=dict)
+
+    @property
+    def metadata(self):
+        """Per-run metadata (DataFrame, one row per run, in the order of ``run_numbers``), or None."""
+        rt = self.run_table
+        return None if rt is None else rt.metadata
+
+    @property
+    def metadata_columns(self) -> dict[str, Any] | None:
+        """:attr:`metadata`'s columns as arrays when the run table was built from arrays, else None."""
+        return getattr(self.run_table, "metadata_columns", None)
 
     @property
     def stable(self) -> bool:

@@ -7,7 +7,7 @@ placement) affects. Run numbers are the trace's ``run`` column (pyperf: runs wit
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,18 +18,33 @@ from ..trace import Trace
 NON_METADATA = frozenset({"time", "run", "value", "value_index", "catchup", "warmup"})
 
 
-@dataclass(frozen=True)
 class RunTable:
     """``runs``: run numbers (int64); ``means``: per-run mean value; ``counts``: values per run;
-    ``metadata``: DataFrame indexed 0..n-1 (one row per run)."""
+    ``metadata``: DataFrame indexed 0..n-1 (one row per run; built on first access when the table
+    was made from arrays); ``metadata_columns``: its columns as arrays (name -> float64 /
+    datetime64 array or ``pd.Categorical``; empty: no columns), or None when the table was made from
+    a frame."""
 
-    runs: np.ndarray
-    means: np.ndarray
-    counts: np.ndarray
-    metadata: pd.DataFrame
+    __slots__ = ("runs", "means", "counts", "_metadata", "metadata_columns")
+
+    def __init__(self, runs: np.ndarray, means: np.ndarray, counts: np.ndarray,
+                 metadata: "pd.DataFrame | None" = None, metadata_columns: dict[str, Any] | None = None):
+        self.runs, self.means, self.counts = runs, means, counts
+        self._metadata = metadata
+        self.metadata_columns = metadata_columns
+
+    @property
+    def metadata(self) -> pd.DataFrame:
+        if self._metadata is None:
+            cols = self.metadata_columns or {}
+            self._metadata = pd.DataFrame(cols) if cols else pd.DataFrame(index=range(len(self.runs)))
+        return self._metadata
 
     def __len__(self) -> int:
         return len(self.runs)
+
+    def __repr__(self) -> str:
+        return f"<RunTable {len(self.runs)} runs>"
 
 
 def run_table(trace: Trace, metadata: bool = True) -> RunTable:
@@ -37,6 +52,9 @@ def run_table(trace: Trace, metadata: bool = True) -> RunTable:
 
     ``metadata=False``: an empty metadata frame (one row per run, no columns, not even ``time``), for
     callers that need only the means (``bandkit compare``, benchmarks with too few runs)."""
+    fast = _run_table_arrays(trace, metadata)
+    if fast is not None:
+        return fast
     df = trace.samples
     if "run" not in df.columns:
         df = df.assign(run=np.arange(1, len(df) + 1))
@@ -87,3 +105,108 @@ def _first_per_run(df: pd.DataFrame, g, cols: list[str]) -> pd.DataFrame:
     if gaps:
         md[gaps] = g[gaps].first().reset_index(drop=True)
     return md
+
+
+#: Most values in one run that :func:`_run_table_arrays` sums column by column (beyond: pandas' groupby).
+_MAX_PER_RUN = 512
+
+
+def _run_table_arrays(trace: Trace, metadata: bool) -> RunTable | None:
+    """:func:`run_table` on the arrays of a trace built from arrays (the runner loaders), without
+    pandas: same runs, means (pandas' compensated summation, bit-equal; tested), counts and metadata
+    (first non-missing value of each run). None when the trace has no arrays or a column of a kind
+    this path does not handle (then the frame path runs)."""
+    cols = trace.column_arrays
+    if cols is None or "run" not in cols:
+        return None
+    md_cols = [c for c in cols if c not in NON_METADATA] if metadata else []
+    for c in md_cols:
+        a = cols[c]
+        if not (isinstance(a, pd.Categorical) or (isinstance(a, np.ndarray) and a.dtype.kind in "fiuM")):
+            return None
+    r = np.asarray(cols["run"])
+    if r.dtype.kind not in "iu":
+        return None
+    keep = trace.sample_mask
+    v = np.asarray(cols["value"], dtype=np.float64)
+    ok = np.isfinite(v)
+    if keep is not None:
+        ok &= keep
+    rows = None if ok.all() else np.flatnonzero(ok)
+    if rows is not None:
+        r, v = r[rows], v[rows]
+    if not len(v):
+        return RunTable(np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64), pd.DataFrame())
+    if r.size == 1 or bool(np.all(np.diff(r) > 0)):  # one row per run, in order
+        first = np.arange(r.size)
+        runs, means, counts = r.astype(np.int64), v, np.ones(r.size, np.int64)
+        inv = first
+    else:
+        runs, first, inv, counts = np.unique(r, return_index=True, return_inverse=True, return_counts=True)
+        inv = inv.ravel()
+        means = _group_means(v, inv, counts)
+        if means is None:
+            return None
+        runs = runs.astype(np.int64)
+        counts = counts.astype(np.int64)
+    md: dict[str, Any] = {}
+    names = md_cols + (["time"] if metadata and "time" in cols else [])
+    for c in names:
+        a = cols[c] if rows is None else cols[c][rows]
+        md[c] = _first_present(a, first, inv, len(runs))
+    if metadata and "time" in md:
+        md["time"] = np.asarray(md["time"], dtype=np.float64)
+    return RunTable(runs, means, counts, None, md)
+
+
+def _group_means(v: np.ndarray, inv: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
+    """Mean of ``v`` per group (``inv``: group of each value, groups 0..k-1 sorted by key) summed as
+    pandas' ``groupby().mean()`` sums (bit-equal; tested): rows already in group order by
+    ``np.add.reduceat`` (pandas >= 3.1), else the Kahan-compensated summation in row order of its
+    Cython kernel, vectorised over groups (one step per value of a run; None for runs too long)."""
+    k = len(counts)
+    if bool(np.all(np.diff(inv) >= 0)):
+        return np.add.reduceat(v, np.r_[0, np.cumsum(counts)[:-1]]) / counts.astype(np.float64)
+    m = int(counts.max())
+    if m > _MAX_PER_RUN:
+        return None
+    order = np.argsort(inv, kind="stable")
+    g = inv[order]
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    pos = np.arange(len(g)) - starts[g]
+    grid = np.zeros((k, m))
+    have = np.zeros((k, m), dtype=bool)
+    grid[g, pos] = v[order]
+    have[g, pos] = True
+    total = np.zeros(k)
+    comp = np.zeros(k)
+    for j in range(m):
+        h = have[:, j]
+        y = grid[:, j] - comp
+        t = total + y
+        c = t - total - y
+        c[c != c] = 0.0
+        comp = np.where(h, c, comp)
+        total = np.where(h, t, total)
+    return total / counts
+
+
+def _first_present(a, first: np.ndarray, inv: np.ndarray, k: int):
+    """Per group, ``a``'s value at the group's first row, or its first non-missing one where that
+    row misses it (``groupby().first()``)."""
+    out = a[first]
+    if isinstance(a, pd.Categorical):
+        miss_out = np.asarray(out.codes) < 0
+    else:
+        miss_out = np.isnan(out) if a.dtype.kind in "fM" else np.zeros(len(out), dtype=bool)
+    if not miss_out.any():
+        return out
+    miss = np.asarray(a.codes) < 0 if isinstance(a, pd.Categorical) else np.isnan(a)
+    present = np.flatnonzero(~miss)
+    if not present.size:
+        return out
+    grp, at = np.unique(inv[present], return_index=True)
+    take = first.copy()
+    fix = grp[miss_out[grp]]
+    take[fix] = present[at][miss_out[grp]]
+    return a[take]

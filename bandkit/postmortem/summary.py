@@ -54,7 +54,8 @@ def summarize(postmortems: Sequence[Any], *, include_outliers: bool = True, max_
             continue
         aff = np.isin(pm.run_numbers, np.asarray(pm.slow_runs, dtype=np.int64)) \
             if pm.verdict in pooled_verdicts else np.zeros(pm.n_runs, dtype=bool)
-        frames.append(pm.metadata.reset_index(drop=True))
+        cols = pm.metadata_columns
+        frames.append(pm.metadata.reset_index(drop=True) if cols is None else _Columns(cols, pm.n_runs))
         labels.append(aff)
         if pm.suspects and pm.verdict in AFFECTED_VERDICTS:
             top[pm.suspects[0].metadata] += 1
@@ -74,7 +75,26 @@ def summarize(postmortems: Sequence[Any], *, include_outliers: bool = True, max_
 MIN_PRESENT = 0.9
 
 
-def _pooled(frames: list[pd.DataFrame]):
+class _Columns:
+    """A run table's metadata given as arrays (``RunTable.metadata_columns``), standing in for its frame
+    in :func:`_pooled`: ``columns``, ``len`` and ``[name]`` (a Series, only for the rare mixed-kind
+    column)."""
+
+    def __init__(self, cols: dict[str, Any], n: int):
+        self.cols, self.n, self.columns = cols, n, list(cols)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, name: str) -> pd.Series:
+        return pd.Series(self.cols[name])
+
+    @property
+    def index(self) -> pd.RangeIndex:
+        return pd.RangeIndex(self.n)
+
+
+def _pooled(frames: list):
     """The suspect columns of the runs of all ``frames`` stacked (``pd.concat(frames)``: columns in
     order of first appearance, missing = NaN) held by more than :data:`MIN_PRESENT` of the runs, as
     :func:`~.suspects.column_entry` gives them. Built column by column from each frame's arrays (numbers
@@ -141,9 +161,13 @@ def _marks_benchmarks(values: np.ndarray, starts: np.ndarray) -> bool:
     return True
 
 
-def _frame_columns(f: pd.DataFrame) -> dict[str, Any]:
+def _frame_columns(f) -> dict[str, Any]:
     """A frame's columns by name, read in bulk: numeric ones as float64 arrays (one block read), categorical
-    ones as their ``pd.Categorical``, others as Series (each has ``.dtype``)."""
+    ones as their ``pd.Categorical``, others as Series (each has ``.dtype``). A :class:`_Columns`: its
+    arrays, numeric ones as float64."""
+    if isinstance(f, _Columns):
+        return {c: (np.asarray(a, dtype=np.float64) if not isinstance(a, pd.Categorical) and numeric_dtype(a.dtype)
+                    else a if isinstance(a, pd.Categorical) else pd.Series(a)) for c, a in f.cols.items()}
     names, dts = list(f.columns), list(f.dtypes)
     num = [i for i, d in enumerate(dts) if numeric_dtype(d)]
     block = f.iloc[:, num].to_numpy(dtype=np.float64, na_value=np.nan) if num else None

@@ -229,6 +229,24 @@ def _columns(metadata: pd.DataFrame):
     return out
 
 
+def _array_columns(cols: dict[str, Any]):
+    """:func:`_columns` of a frame given as its columns (name -> float / int / datetime64 array or
+    ``pd.Categorical``), read without a frame (same entries)."""
+    out = []
+    for c, a in cols.items():
+        if not candidate(c, a.dtype):
+            continue
+        if isinstance(a, pd.Categorical):
+            entry = column_entry(c, False, (np.asarray(a.codes, dtype=np.int64), a.categories))
+        elif numeric_dtype(a.dtype):
+            entry = column_entry(c, True, np.array(a, dtype=np.float64))
+        else:
+            entry = column_entry(c, False, category_codes(pd.Series(a)))
+        if entry is not None:
+            out.append(entry)
+    return out
+
+
 def candidate(name: str, dtype) -> bool:
     """A column that may be a suspect (not a time counter nor the run's own duration, not a date)."""
     return not (name in EXCLUDED or name.endswith("_date") or pd.api.types.is_datetime64_any_dtype(dtype))
@@ -281,8 +299,8 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
                   alpha: float = SUSPECT_ALPHA, min_support: int = MIN_SUPPORT) -> list[Suspect]:
     """Rank the columns of ``metadata`` (one row per run) by how well they separate ``affected``.
 
-    ``metadata`` may also be its columns as :func:`column_entry` gives them (a list of ``(name,
-    numeric, data)``). ``step_index``: for a step, the 0-based index of the first run after it (enables the
+    ``metadata`` may also be its columns as arrays (a dict, as ``RunTable.metadata_columns``) or as
+    :func:`column_entry` gives them (a list of ``(name, numeric, data)``). ``step_index``: for a step, the 0-based index of the first run after it (enables the
     coincidence factor and the monotone-column exclusion). Returns at most ``max_suspects`` with
     ``score >= min_score`` that pass the gate (see the module docstring: ``min_support`` affected
     and reference runs, max-T permutation p-value < ``alpha``), best first.
@@ -295,7 +313,9 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
     w = max(1.0, n / 50.0)
     out: list[Suspect] = []
     idx = np.arange(n)
-    for col, numeric, data in (_columns(metadata) if isinstance(metadata, pd.DataFrame) else metadata):
+    cols = _columns(metadata) if isinstance(metadata, pd.DataFrame) else \
+        _array_columns(metadata) if isinstance(metadata, dict) else metadata
+    for col, numeric, data in cols:
         if numeric:
             v = data
             ok = np.isfinite(v)
