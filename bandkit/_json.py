@@ -11,6 +11,15 @@ import numpy as np
 
 def jsonable(obj: Any) -> Any:
     """Convert ``obj`` recursively into plain JSON types; NaN/inf become None; key order is kept."""
+    t = type(obj)  # (exact plain types first: a report of 23,000 benchmarks holds ~2.5 million values)
+    if t is str or t is bool or t is int or obj is None:
+        return obj
+    if t is float:
+        return obj if math.isfinite(obj) else None
+    if t is dict:
+        return {k if type(k) is str else str(k): jsonable(v) for k, v in obj.items()}
+    if t is list or t is tuple:
+        return [jsonable(v) for v in obj]
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if isinstance(obj, (int, np.integer)) and not isinstance(obj, bool):
@@ -35,6 +44,61 @@ def jsonable(obj: Any) -> Any:
     return str(obj)
 
 
-def dumps(obj: Any) -> str:
-    """Deterministic strict JSON text (indent 2, key order as built, trailing newline)."""
-    return json.dumps(jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def dumps(obj: Any, *, plain: bool = False) -> str:
+    """Deterministic strict JSON text (indent 2, key order as built, trailing newline): the text of
+    ``json.dumps(jsonable(obj), indent=2, ensure_ascii=False, allow_nan=False)`` (tested equal), written
+    by :func:`_indented` (~2x faster than the json module's pure-Python indented encoder on a report of
+    thousands of benchmarks). ``plain``: ``obj`` is already plain JSON types (skip :func:`jsonable`)."""
+    out: list[str] = []
+    _indented(obj if plain else jsonable(obj), out, "\n")
+    out.append("\n")
+    return "".join(out)
+
+
+_STR = json.encoder.encode_basestring  # (ensure_ascii=False: the C encoder when available)
+
+
+def _indented(x: Any, out: list[str], nl: str) -> None:
+    """Append the indent-2 JSON text of plain ``x`` to ``out`` (``nl``: newline and current indent)."""
+    t = type(x)
+    if t is str:
+        out.append(_STR(x))
+    elif x is None:
+        out.append("null")
+    elif t is bool:
+        out.append("true" if x else "false")
+    elif t is int:
+        out.append(int.__repr__(x))
+    elif t is float:
+        if x != x or x in (math.inf, -math.inf):
+            raise ValueError("Out of range float values are not JSON compliant: " + repr(x))
+        out.append(float.__repr__(x))
+    elif t is dict:
+        if not x:
+            out.append("{}")
+            return
+        inner = nl + "  "
+        first = True
+        for k, v in x.items():
+            out.append(("{" if first else ",") + inner + _STR(k if type(k) is str else _key(k)) + ": ")
+            first = False
+            _indented(v, out, inner)
+        out.append(nl + "}")
+    elif t is list or t is tuple:
+        if not x:
+            out.append("[]")
+            return
+        inner = nl + "  "
+        first = True
+        for v in x:
+            out.append(("[" if first else ",") + inner)
+            first = False
+            _indented(v, out, inner)
+        out.append(nl + "]")
+    else:  # (subclasses of the plain types, or not plain: what the json module writes, or its error)
+        out.append(json.dumps(x, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", nl))
+
+
+def _key(k: Any) -> str:
+    """A non-string dict key as the json module writes it."""
+    return next(iter(json.loads(json.dumps({k: 0}))))

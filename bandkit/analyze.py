@@ -104,7 +104,7 @@ class Report(DisplayMixin):
         return d
 
     def to_json(self) -> str:
-        return dumps(self.to_dict())
+        return dumps(self.to_dict(), plain=True)  # (to_dict's values are plain already)
 
     def to_text(self, color: bool = False, width: int = 100) -> str:
         return render(self, "text", color=color, width=width)

@@ -95,3 +95,29 @@ def _no_pyarrow() -> bool:
     except ImportError:
         return True
     return False
+
+
+def test_schema_errors_equal_the_full_jsonschema_validation():
+    """The harness's fast schema check (fastjsonschema on everything, jsonschema on one item of each
+    shape of long lists) finds what jsonschema on the whole report finds: nothing on a valid report
+    of many traces, and the same errors where a late trace (not the first of its shape) is broken."""
+    import copy
+    import json
+
+    from bandkit import analyze
+    from bandkit.loaders.registry import load_traces
+
+    rep = analyze(load_traces(str(fuzzkit.DATA / "runners" / "bpfilter_005d041.json")))
+    doc = json.loads(rep.to_json())
+    doc["traces"] = [copy.deepcopy(doc["traces"][k % len(doc["traces"])]) for k in range(fuzzkit._DEDUPE_OVER + 20)]
+    full = fuzzkit._schema_validator()
+    assert fuzzkit.schema_errors(doc) == [] == list(full.iter_errors(doc))
+    last = doc["traces"][-1]
+    for key, bad in (("verdict", 3), ("runs", -1), ("kind", "nonsense"), ("name", None), ("unit", {"x": 1})):
+        d = copy.deepcopy(doc)
+        d["traces"][-1][key] = bad
+        want = [e.message for e in sorted(full.iter_errors(d), key=lambda e: list(e.path))]
+        assert want and [e.message for e in fuzzkit.schema_errors(d)] == want, key
+    d = copy.deepcopy(doc)
+    del d["traces"][-1][next(k for k in last if k not in ("path",))]
+    assert fuzzkit.schema_errors(d)
