@@ -449,3 +449,16 @@ def test_run_table_arrays_with_gaps_and_shuffled_runs():
         a, b = run_table(t, metadata=md), run_table(_frame_backed(t), metadata=md)
         assert np.array_equal(a.means, b.means) and np.array_equal(a.runs, b.runs)
         pd.testing.assert_frame_equal(a.metadata, b.metadata, check_exact=True)
+
+
+def test_runner_report_builds_no_dataframe_of_the_rows():
+    """The runner path reads the loaders' arrays: analysing and writing the report of a pyperf file
+    never builds a trace's row frame (``trace.data``: pandas, ~0.5 ms a benchmark; built on demand)."""
+    from bandkit.loaders.registry import load_traces
+
+    traces = load_traces(R / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz")
+    rep = bandkit.analyze(traces)
+    rep.to_json()
+    rep.to_text()
+    assert all(t._data is None for t in traces)
+    assert len(traces[0].data) == len(traces[0]) and traces[0]._data is not None  # (still there when asked)

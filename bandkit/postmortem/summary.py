@@ -50,7 +50,7 @@ def summarize(postmortems: Sequence[Any], *, include_outliers: bool = True, max_
     top = Counter()
     pooled_verdicts = set(AFFECTED_VERDICTS) - ({"outliers"} if not include_outliers else set())
     for pm in postmortems:
-        if pm.metadata is None or pm.n_runs == 0 or pm.verdict in ("no_runs", "too_few_runs"):
+        if pm.run_table is None or pm.n_runs == 0 or pm.verdict in ("no_runs", "too_few_runs"):
             continue
         aff = np.isin(pm.run_numbers, np.asarray(pm.slow_runs, dtype=np.int64)) \
             if pm.verdict in pooled_verdicts else np.zeros(pm.n_runs, dtype=bool)
