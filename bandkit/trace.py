@@ -9,10 +9,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # (pandas is imported when a frame is first asked for: not by ``import bandkit``)
+    import pandas as pd
 
 from .display import DisplayMixin
 
@@ -181,7 +183,7 @@ class Trace(DisplayMixin):
         """Rows that are real measurements (FTQ catch-up rows and partial quanta excluded)."""
         if self._samples is None:
             mask = self.sample_mask
-            self._samples = self.data if mask is None else self.data.loc[mask]
+            self._samples = self.data if mask is None else self.data.loc[mask]  # (data imports pandas)
         return self._samples
 
     @property

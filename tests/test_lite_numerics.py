@@ -153,13 +153,14 @@ def test_analysing_an_ftq_trace_does_not_import_scipy_signal_or_stats(tmp_path):
 
 
 def test_import_bandkit_imports_no_analysis_library():
-    """``import bandkit`` (and so ``bandkit --version``, a notebook's first cell) pays for pandas only:
-    numba, scipy, scikit-learn and matplotlib wait until an analysis needs them."""
+    """``import bandkit`` (and so ``bandkit --version``, a notebook's first cell) pays for none of the
+    analysis libraries: pandas (a Trace builds its frame on first access), numba, scipy, scikit-learn
+    and matplotlib wait until an analysis needs them."""
     import subprocess
     import sys
 
     code = ("import sys, bandkit\n"
-            "print(sorted(m for m in ('numba', 'scipy', 'sklearn', 'matplotlib', 'llvmlite', 'tqdm') "
+            "print(sorted(m for m in ('numba', 'scipy', 'sklearn', 'matplotlib', 'llvmlite', 'tqdm', 'pandas') "
             "if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out
