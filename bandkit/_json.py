@@ -16,10 +16,11 @@ def jsonable(obj: Any) -> Any:
         return obj
     if t is float:
         return obj if math.isfinite(obj) else None
-    if t is dict:
-        return {k if type(k) is str else str(k): jsonable(v) for k, v in obj.items()}
+    if t is dict:  # (plain leaves kept inline: no call per value)
+        return {k if type(k) is str else str(k): v if (tv := type(v)) is str or tv is int or tv is bool or v is None
+                else jsonable(v) for k, v in obj.items()}
     if t is list or t is tuple:
-        return [jsonable(v) for v in obj]
+        return [v if (tv := type(v)) is str or tv is int or tv is bool or v is None else jsonable(v) for v in obj]
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if isinstance(obj, (int, np.integer)) and not isinstance(obj, bool):
@@ -78,11 +79,20 @@ def _indented(x: Any, out: list[str], nl: str) -> None:
             out.append("{}")
             return
         inner = nl + "  "
-        first = True
+        sep = "{" + inner
         for k, v in x.items():
-            out.append(("{" if first else ",") + inner + _STR(k if type(k) is str else _key(k)) + ": ")
-            first = False
-            _indented(v, out, inner)
+            head = sep + _STR(k if type(k) is str else _key(k)) + ": "
+            sep = "," + inner
+            tv = type(v)  # (plain leaves written inline: no call per value)
+            if tv is str:
+                out.append(head + _STR(v))
+            elif v is None:
+                out.append(head + "null")
+            elif tv is int:
+                out.append(head + int.__repr__(v))
+            else:
+                out.append(head)
+                _indented(v, out, inner)
         out.append(nl + "}")
     elif t is list or t is tuple:
         if not x:

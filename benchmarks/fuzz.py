@@ -262,7 +262,10 @@ def replay(args) -> None:
     d.mkdir(parents=True, exist_ok=True)
     t = time.process_time()
     o = fuzzkit.run_target(mutant, d, forced=info["forced"])
-    print(info, o.kind, o.signature, o.detail, f"{time.process_time() - t:.2f} s CPU", f"files in {d}")
+    cpu = time.process_time() - t
+    checks = o.info.get("checks_s", 0.0)
+    print(info, o.kind, o.signature, o.detail, f"{cpu:.2f} s CPU (bandkit {cpu - checks:.2f} s, the harness's "
+          f"JSON parse and schema check {checks:.2f} s)", f"files in {d}")
     if o.info.get("traceback"):
         print(o.info["traceback"])
 

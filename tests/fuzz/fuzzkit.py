@@ -652,6 +652,7 @@ def run_target(seed: Seed, directory: Path, *, forced: str | None = None, analys
 
     path = write_seed(seed, directory)
     stage = "load"
+    checks_s = 0.0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -662,8 +663,10 @@ def run_target(seed: Seed, directory: Path, *, forced: str | None = None, analys
             rep = analyze(traces)
             stage = "json"
             text = rep.to_json()
+            c0 = time.process_time()  # (the harness's own checks, timed apart: checks_s)
             doc = json.loads(text)
             errors = schema_errors(doc)
+            checks_s = time.process_time() - c0
             if errors:
                 e = errors[0]
                 return Outcome("schema", f"{list(e.path)}: {e.message[:200]}", f"schema: {e.validator} at "
@@ -680,7 +683,7 @@ def run_target(seed: Seed, directory: Path, *, forced: str | None = None, analys
                 cmp = compare(traces, load_traces(str(compare_with)))
                 cmp.to_text()
                 json.dumps(cmp.to_dict(), allow_nan=False)
-        return Outcome("ok", info={"traces": len(traces), "stage": stage})
+        return Outcome("ok", info={"traces": len(traces), "stage": stage, "checks_s": checks_s})
     except BandkitError as exc:
         msg = str(exc)
         if "\n" in msg or "\r" in msg or not msg.strip():
