@@ -127,9 +127,9 @@ class Trace(DisplayMixin):
         return name in self._cols if self._cols is not None else name in self.data.columns
 
     def column(self, name: str, *, samples: bool = False):
-        """Column ``name`` as a numpy array (``pd.Categorical`` for a categorical column), all rows or
-        (``samples=True``) only the sample rows (see :attr:`sample_mask`), without building a frame
-        when the trace holds arrays."""
+        """Column ``name`` as a read-only numpy array (``pd.Categorical`` for a categorical column), all
+        rows or (``samples=True``) only the sample rows (see :attr:`sample_mask`), without building a
+        frame when the trace holds arrays."""
         if self._cols is not None:
             a = self._cols[name]
         else:
@@ -139,6 +139,9 @@ class Trace(DisplayMixin):
             mask = self.sample_mask
             if mask is not None:
                 a = a[mask]
+        if isinstance(a, np.ndarray) and a.flags.writeable:  # (read-only, as pandas' copy-on-write views are:
+            a = a.view()                                      # an in-place edit must not change the trace)
+            a.flags.writeable = False
         return a
 
     # -- views -----------------------------------------------------------------------

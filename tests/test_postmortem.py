@@ -462,3 +462,17 @@ def test_runner_report_builds_no_dataframe_of_the_rows():
     rep.to_text()
     assert all(t._data is None for t in traces)
     assert len(traces[0].data) == len(traces[0]) and traces[0]._data is not None  # (still there when asked)
+
+
+def test_values_of_an_array_trace_are_read_only():
+    """``trace.values`` of a trace built from arrays cannot be edited in place (as pandas' copy-on-write
+    views cannot): ``v /= 1e6`` in a notebook must not change the trace."""
+    from bandkit.loaders.registry import load_traces
+
+    t = load_traces(R / "pyperf-tests_telco.json.gz")[0]
+    before = t.values.copy()
+    with pytest.raises(ValueError):
+        t.values[0] = 0.0
+    with pytest.raises(ValueError):
+        t.column("run")[0] = 7
+    assert np.array_equal(t.values, before)
