@@ -70,6 +70,19 @@ def test_criterion_raw_csv_bad_row_names_line(tmp_path):
         bandkit.load(p)
 
 
+@pytest.mark.parametrize("doc, where", [
+    ({"full_id": "g/f", "title": "g/f", "times": [1.0, 2.0]}, "iters"),
+    ({"full_id": "g/f", "iters": [1.0, 2.0], "times": 3}, "times")])
+def test_criterion_sample_json_without_its_lists_is_refused(tmp_path, doc, where):
+    # (fuzz long run, criterion:28743: a benchmark.json with 'times' but no 'iters' passes the input schema's
+    # benchmark.json branch and was a KeyError traceback)
+    p = tmp_path / "sample.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(InputError) as err:
+        bandkit.load(p, format="criterion")
+    assert err.value.field == where
+
+
 @pytest.mark.parametrize("layout", ["lists", "object"])
 def test_criterion_sample_json_both_layouts(tmp_path, layout):
     d = tmp_path / "Fibonacci" / "Iterative" / "new"
