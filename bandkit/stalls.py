@@ -6,10 +6,14 @@ catch-up rows is one stall episode.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from .robust import median_period
+
+if TYPE_CHECKING:  # (pandas only for the public DataFrame: the report path reads the arrays)
+    import pandas as pd
 
 STALL_COLUMNS = ["start_s", "duration_s", "gap_s", "lost_quanta", "row"]
 
@@ -24,24 +28,35 @@ def find_stalls(trace) -> pd.DataFrame:
     median rate ``r`` per second, so the stall began ``count / r`` after it started — at most one
     period — and lasted until the first row after the catch-up). In ``meta.time_unit`` (seconds or ticks).
     """
-    data = trace.data
-    if "catchup" not in data.columns or len(data) == 0:
-        return pd.DataFrame({c: pd.Series(dtype="float64" if c.endswith("_s") else "int64") for c in STALL_COLUMNS})
-    flag = data["catchup"].to_numpy(dtype=bool)
+    import pandas as pd
+
+    return pd.DataFrame(stall_columns(trace))
+
+
+def _empty() -> dict[str, np.ndarray]:
+    return {c: np.zeros(0, dtype=np.float64 if c.endswith("_s") else np.int64) for c in STALL_COLUMNS}
+
+
+def stall_columns(trace) -> dict[str, np.ndarray]:
+    """The columns of :func:`find_stalls` as numpy arrays (name -> array, in :data:`STALL_COLUMNS`
+    order), without pandas: what the report's sections read (:attr:`Trace.stall_columns`)."""
+    if not trace.has_column("catchup") or len(trace) == 0:
+        return _empty()
+    flag = np.asarray(trace.column("catchup"), dtype=bool)
     if not flag.any():
-        return pd.DataFrame({c: pd.Series(dtype="float64" if c.endswith("_s") else "int64") for c in STALL_COLUMNS})
-    time = data["time"].to_numpy(dtype=np.float64)
-    count = data["value"].to_numpy(dtype=np.float64)
+        return _empty()
+    time = np.asarray(trace.column("time"), dtype=np.float64)
+    count = np.asarray(trace.column("value"), dtype=np.float64)
     edges = np.diff(np.concatenate([[0], flag.astype(np.int8), [0]]))
     first = np.flatnonzero(edges == 1)
     last = np.flatnonzero(edges == -1) - 1
-    n = len(data)
+    n = len(flag)
     period = trace.period if trace.meta.time_unit == "s" else None
     if period is None:
         period = median_period(time[~flag]) or 0.0
     ok = ~flag
-    if "partial" in data.columns:
-        ok &= ~data["partial"].to_numpy(dtype=bool)
+    if trace.has_column("partial"):
+        ok &= ~np.asarray(trace.column("partial"), dtype=bool)
     typical = float(np.median(count[ok])) if ok.any() else 0.0
     rate = typical / period if period > 0 else 0.0
     before = np.clip(first - 1, 0, n - 1)
@@ -53,10 +68,10 @@ def find_stalls(trace) -> pd.DataFrame:
     start = t_before + worked
     gap = t_after - t_before
     duration = np.maximum(t_after - start, 0.0)
-    return pd.DataFrame({
+    return {
         "start_s": start,
         "duration_s": duration,
         "gap_s": gap,
         "lost_quanta": (last - first + 1).astype(np.int64),
         "row": first.astype(np.int64),
-    })
+    }

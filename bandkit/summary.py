@@ -68,14 +68,13 @@ def ftq_fraction(counts: np.ndarray, max_count: float | None = None, samples: in
 
 
 def summarize_ftq(trace: Trace) -> FtqSummary:
-    data = trace.data
-    counts = data["value"].to_numpy()
+    counts = trace.column("value")
     mask = trace.sample_mask
     measured = counts if mask is None else counts[mask]
-    n = len(data)
-    catchup = int(data["catchup"].sum()) if "catchup" in data.columns else 0
+    n = len(trace)
+    catchup = int(np.count_nonzero(trace.column("catchup"))) if trace.has_column("catchup") else 0
     period = trace.period
-    time = data["time"].to_numpy(dtype=np.float64)
+    time = np.asarray(trace.column("time"), dtype=np.float64)
     span = float(time[-1] - time[0]) if n else 0.0
     in_s = trace.meta.time_unit == "s"
     if in_s:
@@ -83,13 +82,13 @@ def summarize_ftq(trace: Trace) -> FtqSummary:
     else:
         q = trace.meta.extra.get("quantum_ticks")
         duration_s, duration_ticks = None, span + (q or 0.0)
-    st = trace.stalls
-    if len(st):
-        total = float(st["duration_s"].sum())
-        longest = float(st["duration_s"].max())
+    st = trace.stall_columns
+    if len(st["row"]):
+        total = float(np.sum(st["duration_s"]))
+        longest = float(np.max(st["duration_s"]))
         share = total / duration_s if in_s and duration_s else None
-        stalls = StallSummary(len(st), total if in_s else None, longest if in_s else None,
-                              int(st["lost_quanta"].sum()), share)
+        stalls = StallSummary(len(st["row"]), total if in_s else None, longest if in_s else None,
+                              int(np.sum(st["lost_quanta"])), share)
     else:
         stalls = StallSummary(0, 0.0 if in_s else None, 0.0 if in_s else None, 0, 0.0 if in_s else None)
     pct = {}
@@ -116,8 +115,9 @@ def ftq_section(trace: Trace, options):
         findings.append({"kind": "stalls", "severity": "warning" if (s.stalls.share_of_time or 0) > 0.01 else "info",
                          "count": s.stalls.count, "total_s": s.stalls.total_s, "longest_s": s.stalls.longest_s,
                          "lost_quanta": s.stalls.lost_quanta, "share_of_time": s.stalls.share_of_time})
-    if "partial" in trace.data.columns and trace.data["partial"].any():
-        rows = np.flatnonzero(trace.data["partial"].to_numpy(dtype=bool))
+    partial = np.asarray(trace.column("partial"), dtype=bool) if trace.has_column("partial") else None
+    if partial is not None and partial.any():
+        rows = np.flatnonzero(partial)
         findings.append({"kind": "partial_quantum", "severity": "info", "rows": [int(r) for r in rows[:10]],
                          "quantum_ticks": trace.meta.extra.get("quantum_ticks"),
                          "first_quantum_ticks": trace.meta.extra.get("first_quantum_ticks")})

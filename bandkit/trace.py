@@ -78,7 +78,7 @@ class Trace(DisplayMixin):
     (1-based run number of a runner value), per-run metadata columns.
     """
 
-    __slots__ = ("_data", "_cols", "meta", "_stalls", "_samples")
+    __slots__ = ("_data", "_cols", "meta", "_stalls", "_stall_cols", "_samples")
 
     def __init__(self, data: "pd.DataFrame | Mapping[str, Any]", meta: TraceMeta):
         """``data``: a DataFrame, or its columns as a dict of equal-length arrays (numpy arrays or
@@ -102,6 +102,7 @@ class Trace(DisplayMixin):
             self._data = data
         self.meta = meta
         self._stalls: pd.DataFrame | None = None
+        self._stall_cols: dict[str, np.ndarray] | None = None
         self._samples: pd.DataFrame | None = None
 
     @property
@@ -212,10 +213,23 @@ class Trace(DisplayMixin):
     def stalls(self) -> pd.DataFrame:
         """Stall episodes (FTQ): see :func:`bandkit.stalls.find_stalls`."""
         if self._stalls is None:
-            from .stalls import find_stalls
+            import pandas as pd
 
-            self._stalls = find_stalls(self)
+            self._stalls = pd.DataFrame(self.stall_columns)
         return self._stalls
+
+    @property
+    def stall_columns(self) -> dict[str, np.ndarray]:
+        """The columns of :attr:`stalls` as numpy arrays, without pandas (see
+        :func:`bandkit.stalls.stall_columns`). Computed once; treat as read-only."""
+        if self._stall_cols is None:
+            from .stalls import stall_columns
+
+            cols = stall_columns(self)
+            for a in cols.values():
+                a.flags.writeable = False  # (cached: an in-place edit must not change later reads)
+            self._stall_cols = cols
+        return self._stall_cols
 
     def __len__(self) -> int:
         return len(self._cols["value"]) if self._cols is not None else len(self.data)

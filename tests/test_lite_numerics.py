@@ -166,6 +166,34 @@ def test_import_bandkit_imports_no_analysis_library():
     assert out.strip() == "[]", out
 
 
+def test_an_ftq_report_imports_no_pandas(tmp_path):
+    """``bandkit report`` of FTQ traces (text and JSON; the bundled ones have ~1,500-2,900 stalls) never
+    imports pandas (~0.3 s, issue 17): the loaders hand the Trace numpy columns and the sections read
+    them and :attr:`Trace.stall_columns`; ``trace.data`` and ``trace.stalls`` stay DataFrames."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parent.parent / "data" / "ftq"
+    files = sorted(str(p) for p in data.glob("*_0.dat.gz"))
+    assert len(files) >= 2
+    code = ("import sys\n"
+            "from bandkit.cli import main\n"
+            f"for p in {files!r}:\n"
+            f"    assert main(['report', p, '-o', {str(tmp_path / 'r.txt')!r}, '-q']) in (0, 1)\n"
+            f"    assert main(['report', p, '-f', 'json', '-o', {str(tmp_path / 'r.json')!r}, '-q']) in (0, 1)\n"
+            "print('pandas' in sys.modules)\n"
+            "import bandkit\n"
+            f"t = bandkit.load({files[0]!r})\n"
+            "t = t[0] if isinstance(t, list) else t\n"
+            "st, cols = t.stalls, t.stall_columns\n"
+            "print(type(t.data).__name__, type(st).__name__, list(st.columns), len(st) == len(cols['row']) > 0,\n"
+            "      all((st[c].to_numpy() == cols[c]).all() for c in cols))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "DataFrame", "DataFrame", "['start_s',", "'duration_s',", "'gap_s',",
+                           "'lost_quanta',", "'row']", "True", "True"], out
+
+
 def test_a_history_report_imports_neither_numba_nor_scipy(tmp_path):
     """``bandkit report`` of a CI history (the bundled SAP HANA ones) pays for no numba, scipy or FTQ
     analysis start-up (issue 13: numba and scipy.special were ~0.5 s of a 1.5 s report)."""

@@ -20,16 +20,15 @@ def stall_adjacent(trace: Trace) -> np.ndarray:
     FTQ catch-up row (the quantum in which the stall began, and the first quantum after the
     catch-up, e.g. a count of 620 where 1300 is normal), or when the loader flagged it ``partial``.
     """
-    data = trace.data
-    n = len(data)
-    if "catchup" not in data.columns or n == 0:
-        return np.zeros(len(trace.samples), dtype=bool)
-    c = data["catchup"].to_numpy(dtype=bool)
+    n = len(trace)
+    if not trace.has_column("catchup") or n == 0:
+        return np.zeros(len(trace.column("value", samples=True)), dtype=bool)
+    c = np.asarray(trace.column("catchup"), dtype=bool)
     adj = np.zeros(n, dtype=bool)
     adj[:-1] |= c[1:]
     adj[1:] |= c[:-1]
-    if "partial" in data.columns:
-        adj |= data["partial"].to_numpy(dtype=bool)
+    if trace.has_column("partial"):
+        adj |= np.asarray(trace.column("partial"), dtype=bool)
     return adj[~c]
 
 

@@ -13,12 +13,11 @@ import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError, UsageError
 from ..robust import median_period
 from ..trace import Trace, TraceMeta
-from .runner_common import reject_options
+from .options import reject_options
 from .source import Source
 
 _NUM = r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
@@ -333,6 +332,8 @@ def read_numeric_table(source: Source, body: bytes, first_line: int, sep: str | 
     if _blank(body):
         raise InputError(source.name, "no data lines (header only)" if first_line > 1 else "empty file")
     _check_table_shape(source, body, first_line, sep)
+    import pandas as pd  # (only here: the fast path and the report on FTQ's own output import no pandas)
+
     try:
         frame = pd.read_csv(
             io.BytesIO(body), sep=r"\s+" if sep is None else sep, header=None, comment="#",
@@ -465,9 +466,8 @@ def load_ftq(source: Source, **options: Any) -> list[Trace]:
             frame[name] = arr[:, j].astype(np.int64)
         frame["catchup"] = flag_catchup(time_ns, count, period_ns or 0.0)
     sampling_hz = freq if freq else (1e9 / period_ns if period_ns else None)
-    df = pd.DataFrame(frame, copy=False)
     meta = _meta_from_header(source, "ftq", header, sampling_hz)
-    return [Trace(df, meta)]
+    return [Trace(frame, meta)]  # (from the column arrays: the DataFrame is built only if asked for)
 
 
 def load_ftq_mpi(source: Source, *, ticks_per_ns: float | None = None, clock_hz: float | None = None,
@@ -510,8 +510,8 @@ def load_ftq_mpi(source: Source, *, ticks_per_ns: float | None = None, clock_hz:
     nranks = arr.shape[1] - 1
     for r in range(nranks):
         count = arr[:, 1 + r].astype(np.int64)
-        df = pd.DataFrame({"time": time, "value": count, "catchup": flag_catchup(time, count, period or 0.0)})
+        cols = {"time": time, "value": count, "catchup": flag_catchup(time, count, period or 0.0)}
         meta = _meta_from_header(source, "ftq-mpi", header, sampling_hz, rank=r, threads_in_file=nranks)
         meta = meta.replace(thread=r, time_unit=unit, ticks_per_ns=tpn)
-        traces.append(Trace(df, meta))
+        traces.append(Trace(cols, meta))
     return traces

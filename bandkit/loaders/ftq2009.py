@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputError, UsageError
 from ..robust import median_period
 from ..trace import Trace, TraceMeta
 from .ftq import _line_of_row, check_counts, check_span, read_numeric_table
-from .runner_common import reject_options
+from .options import reject_options
 from .source import Source
 
 #: Most thread blocks (time restarts) accepted in one times file, and the least median block length
@@ -147,8 +146,7 @@ def load_ftq2009(source: Source, *, clock_hz: float | None = None, ticks_per_ns:
             time, unit, hz = rel / clock_hz, "s", clock_hz / quantum
         else:
             time, unit, hz = rel, "ticks", None
-        df = pd.DataFrame({"time": time, "value": c, "ticks": t, "catchup": np.zeros(len(t), dtype=bool),
-                           "partial": partial})
+        cols = {"time": time, "value": c, "ticks": t, "catchup": np.zeros(len(t), dtype=bool), "partial": partial}
         extra = {"quantum_ticks": quantum, "threads_in_file": nblocks, "times_file": str(times_path),
                  "counts_file": str(counts_path), "first_line": lo + 1}
         if bits == bits and abs(quantum / 2 ** round(bits) - 1) < 1e-3:
@@ -158,5 +156,5 @@ def load_ftq2009(source: Source, *, clock_hz: float | None = None, ticks_per_ns:
         meta = TraceMeta(path=source.name, format="ftq-2009", kind="ftq", thread=b, sampling_hz=hz,
                          time_unit=unit, value_unit="count",
                          ticks_per_ns=(clock_hz / 1e9) if clock_hz else None, extra=extra)
-        traces.append(Trace(df, meta))
+        traces.append(Trace(cols, meta))
     return traces

@@ -73,7 +73,7 @@ def detect_format(source: Source) -> str:
         raise InputError(name, "empty file")
     if head[:4] == b"PAR1":
         return "parquet"
-    from .table import looks_like_plain_table
+    from .table_sniff import looks_like_plain_table
 
     if looks_like_plain_table(head, name):  # before the slower sniffing below: a history is loaded by
         return "csv"  # the thousand in a fleet

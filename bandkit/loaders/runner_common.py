@@ -17,15 +17,11 @@ import numpy as np
 import pandas as pd
 
 from .._json import jsonable as plain
-from ..errors import InputError, UsageError
+from ..errors import InputError
 from ..metadata import run_metadata_columns
 from ..trace import Trace, TraceMeta
+from .options import reject_options  # noqa: F401 (re-exported: the runner loaders import it from here)
 from .source import Source
-
-def reject_options(source: Source, loader: str, options: Mapping[str, Any]) -> None:
-    """Options a runner loader does not take are the caller's mistake: a UsageError naming the file."""
-    if options:
-        raise UsageError(f"{source.name}: {loader} loader: unknown options {sorted(options)}")
 
 
 def read_json(source: Source, fmt: str | None = None) -> Any:

@@ -55,24 +55,25 @@ def regrid(trace) -> Grid:
     fs = trace.meta.sampling_hz
     if not fs or fs <= 0:
         raise UsageError(f"{trace.label}: the spectrum needs a nominal sampling rate (sampling_hz)")
-    data = trace.data
-    value = data["value"].to_numpy(dtype=np.float64)
-    real = trace.sample_mask if hasattr(trace, "sample_mask") else None
+    value = np.asarray(trace.column("value"), dtype=np.float64)
+    real = trace.sample_mask
     real = np.ones(len(value), dtype=bool) if real is None else real
-    catch = data["catchup"].to_numpy(dtype=bool) if "catchup" in data.columns else np.zeros(len(value), bool)
+    catch = np.asarray(trace.column("catchup"), dtype=bool) if trace.has_column("catchup") \
+        else np.zeros(len(value), bool)
+    time = np.asarray(trace.column("time"), dtype=np.float64)
     if not real.any():
         raise UsageError(f"{trace.label}: no real samples")
     full = float(np.percentile(value[real], 99))
     if full <= 0:
         raise UsageError(f"{trace.label}: all counts are zero")
-    if catch.any() or trace.meta.time_unit != "s" or not np.isfinite(data["time"].to_numpy()).all():
+    if catch.any() or trace.meta.time_unit != "s" or not np.isfinite(time).all():
         # FTQ row order is the grid: one row per deadline; catch-up rows are the lost slots (0 work).
         x = np.where(catch, 0.0, value) / full
         # partial quanta (e.g. the mask-aligned first quantum of the 2009 format) are not full slots
         x = np.where(real | catch, x, np.nan)
         x = _fill_nan_edges(x)
         return Grid(x=x, fs=float(fs), full_count=full, lost_slots=int(catch.sum()), method="rows")
-    t = data["time"].to_numpy(dtype=np.float64)[real]
+    t = time[real]
     v = value[real]
     slot = _time_slots(trace, t, float(fs))
     n = int(slot[-1]) + 1
