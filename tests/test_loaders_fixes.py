@@ -372,6 +372,8 @@ def test_cli_clock_hz_with_mixed_inputs(tmp_path, data_dir, capsys):
 @pytest.mark.parametrize("line, needle", [
     ("# Frequency 1e400", "header 'Frequency' must be"),
     ("# Frequency 0", "header 'Frequency' must be"),
+    ("# Frequency 4.9e-324", "header 'Frequency' must be"),  # (fuzz ftq:46558: spectrum bin width 0)
+    ("# Ticks per ns: 4.9e-324", "header 'Ticks per ns' must be"),
     ("# Ticks per ns: " + "9" * 5000, "header 'Ticks per ns' must be"),
     ("# Total count is 1e300", "header 'Total count' must be"),
     ("# thread " + "1" * 5000 + ", core 2", "header 'thread' must be"),

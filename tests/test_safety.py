@@ -440,10 +440,10 @@ def test_limits_parse_and_validate():
 @pytest.mark.parametrize("text,line,what", [
     ("# Frequency 10000\n# Max possible work is 3000\n0 1000\n100000 1000\n200000 1000000000\n", 5,
      "work count 1e+09 is above the most a quantum can do by the header"),
-    ("# Frequency -10000\n0 5\n100000 6\n", 1, "header 'Frequency' must be a sampling rate in Hz above 0"),
+    ("# Frequency -10000\n0 5\n100000 6\n", 1, "header 'Frequency' must be a sampling rate from 0.001 Hz"),
     ("# Frequency 10000\n# Fraction is -0.5\n0 5\n100000 6\n", 2, "header 'Fraction' must be a fraction between 0"),
     ("# Frequency 10000\n# Fraction is 1.7\n0 5\n100000 6\n", 2, "header 'Fraction' must be a fraction between 0"),
-    ("# Ticks per ns: -2.5\n0 5\n100000 6\n", 1, "header 'Ticks per ns' must be a clock rate above 0"),
+    ("# Ticks per ns: -2.5\n0 5\n100000 6\n", 1, "header 'Ticks per ns' must be a clock rate from 1e-06"),
     ("# Frequency 10000\n# Total count is " + "9" * 5000 + "\n0 5\n100000 6\n", 2, "header 'Total count'"),
     ("# Frequency 10000\n0 5\n100000 -6\n", 3, "negative work count: -6"),
     ("# Frequency 10000\n0 5\n100000 6.5\n", 3, "work count is not a whole number: 6.5"),

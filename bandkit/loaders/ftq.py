@@ -128,8 +128,9 @@ def _header_number(text: str, conv) -> float | int:
 #: Header fields and the ranges FTQ can write; anything else is a corrupt header (refused, with its line).
 _HEADER_RANGES = {
     # key: (low, high, low inclusive, what)
-    "Frequency": (0.0, 1e9, False, "a sampling rate in Hz above 0 and at most 1 GHz"),
-    "Ticks per ns": (0.0, 1e6, False, "a clock rate above 0"),
+    # (a rate of 4.9e-324 Hz passed "above 0" and made the spectrum's bin width 0: fuzz ftq:46558)
+    "Frequency": (1e-3, 1e9, True, "a sampling rate from 0.001 Hz to 1 GHz"),
+    "Ticks per ns": (1e-6, 1e6, True, "a clock rate from 1e-06 to 1e+06 ticks per ns"),
     "Total count": (0, 2 ** 63 - 1, True, "a count of at least 0"),
     "Max possible work": (0, 2 ** 63 - 1, True, "a count of at least 0"),
     "Fraction": (0.0, 1.0, True, "a fraction between 0 and 1"),

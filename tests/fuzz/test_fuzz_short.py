@@ -54,7 +54,7 @@ def test_short_fuzz_run(fmt, tmp_path):
 #: Failures of the long run (RESULTS_fuzz.md), replayed: each crashed or hung before its fix.
 LONG_RUN_FINDINGS = ["pytest-benchmark:3315", "csv:3432", "criterion:4895", "criterion:2292", "asv:4517",
                      "asv:9840", "asv:12061", "pytest-benchmark:11012", "criterion:28743",
-                     "pytest-benchmark:40839"]
+                     "pytest-benchmark:40839", "ftq:46558"]
 
 
 @pytest.mark.parametrize("key", LONG_RUN_FINDINGS)
