@@ -13,6 +13,12 @@ import numpy as np
 MAD_TO_SD = 1.482602218505602
 
 
+def exp_ratio(log_ratio: float) -> float:
+    """exp of a log ratio, saturated at e^+-700: values spanning more than 1e300 (a log difference up to
+    ~1,450) give a huge but finite ratio instead of an OverflowError."""
+    return math.exp(max(-700.0, min(700.0, log_ratio)))
+
+
 def mad(x) -> float:
     """Median absolute deviation from the median (no scaling)."""
     x = np.asarray(x, dtype=np.float64)

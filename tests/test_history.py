@@ -399,3 +399,22 @@ def test_a_detector_collapsed_on_a_tick_grid_gives_no_hundreds_of_candidates(see
     assert res.params["candidates"] <= 5
     (imp,) = res.improvements
     assert abs(imp.index - 20) <= 2 and imp.ratio == pytest.approx(1 / 1.05, abs=0.015)
+
+
+def test_values_spanning_600_decades_report_a_finite_ratio(tmp_path, capsys):
+    """A history jumping from ~1e-300 to ~1e300 (log difference ~1,380): the ratio saturates at e^700
+    instead of an internal OverflowError (math.exp), and the text shows the levels in scientific notation,
+    not as 300-digit strings."""
+    rng = np.random.default_rng(0)
+    v = np.r_[1e-300 * (1 + 0.01 * rng.normal(size=150)), 1e300 * (1 + 0.01 * rng.normal(size=150))]
+    lines = ["index_1based,timestamp,sut_version,value"]
+    lines += [f"{i + 1},2021-09-01 01:{i // 60:02d}:{i % 60:02d},{531193 + i},{float(x)!r}" for i, x in enumerate(v)]
+    path = tmp_path / "hist.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["report", str(path), "--format", "json", "-o", str(tmp_path / "r.json"), "--quiet"]) == 0
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert "OverflowError" not in json.dumps(rep)
+    assert main(["report", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "regression" in out and "e+299" in out and "e-300" in out
+    assert max(len(t) for t in out.split() if "/" not in t) < 40

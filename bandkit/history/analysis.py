@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from ..robust import exp_ratio
+
 from .builds import BuildTable, build_table
 from .result import Change, Drift, Episode, Era, HistoryResult, Latest
 
@@ -190,7 +192,7 @@ def analyse_history(bt: BuildTable, *, higher_is_better: bool = False, value_uni
             se = _ratio_se(y, a, c, b, sigma, q_rel)
             before, after = float(back(era_lv[k])), float(back(era_lv[k + 1]))
             if positive:
-                ratio, rlo, rhi = math.exp(d), math.exp(d - zq * se), math.exp(d + zq * se)
+                ratio, rlo, rhi = exp_ratio(d), exp_ratio(d - zq * se), exp_ratio(d + zq * se)
             elif before:  # linear mode: se is in units of y, i.e. of lin_scale
                 ratio = after / before
                 r1, r2 = (after - zq * se * lin_scale) / before, (after + zq * se * lin_scale) / before
@@ -258,7 +260,7 @@ def _boundaries(y: np.ndarray, zw: np.ndarray, cands: list[int], p: dict) -> tup
                                         "min_builds": sustained_builds(p["min_builds"], y.size)})
     bounds = [0] + fine + [y.size]
     for k, c in enumerate(fine):
-        if not _small(float(np.exp(np.median(y[c:bounds[k + 2]]) - np.median(y[bounds[k]:c]))), p["min_relative"]):
+        if not _small(exp_ratio(float(np.median(y[c:bounds[k + 2]]) - np.median(y[bounds[k]:c]))), p["min_relative"]):
             return fine, fpvals
     return [], []
 

@@ -22,7 +22,8 @@ def text_width(width: int):
 
 
 def fmt_num(x, digits: int = 4) -> str:
-    """A number with ``digits`` significant digits, thousands separators for large values; '–' for None."""
+    """A number with ``digits`` significant digits, thousands separators for large values, scientific
+    notation beyond 1e12 or below 1e-6 (no 300-digit strings); '–' for None."""
     if x is None:
         return "–"
     if isinstance(x, bool):
@@ -34,6 +35,8 @@ def fmt_num(x, digits: int = 4) -> str:
     if x == 0:
         return "0"
     mag = math.floor(math.log10(abs(x)))
+    if mag >= 12 or mag < -6:
+        return f"{x:.{max(digits - 1, 0)}e}"
     if mag >= digits:
         return f"{x:,.0f}"
     dec = max(digits - 1 - mag, 0)
