@@ -156,6 +156,28 @@ def test_two_file_format_threads():
     np.testing.assert_array_equal(a.data["value"], b.data["value"])
 
 
+def test_two_file_format_partial_first_quantum_gets_its_bands(tmp_path):
+    """The 2009 format's short first quantum is left out of ``trace.samples``; the stall-adjacency mask
+    must have one entry per sample too (it had one more, so find_bands raised and the report dropped the
+    bands section of every such trace without a word)."""
+    from bandkit.bands import find_bands, stall_adjacent
+
+    tr = bandkit.load(OLD / "virtio-balloon-ftq_t1")
+    assert tr.data["partial"].tolist()[0] is True
+    assert len(stall_adjacent(tr)) == len(tr.values) == 1095
+    res = find_bands(tr)
+    assert res.n_analysed + res.excluded == 1095 and len(res.bands) >= 2
+    from bandkit.cli import main
+
+    out = tmp_path / "r.json"
+    assert main(["report", str(OLD / "virtio-balloon-ftq_t1"), "--format", "json", "-o", str(out),
+                 "--quiet"]) == 0
+    import json
+
+    rep = json.loads(out.read_text())["traces"][0]
+    assert len(rep["bands"]) >= 2 and rep["band_analysis"]["n_analysed"] > 1000
+
+
 def test_two_file_format_clock_rate():
     tr = bandkit.load(OLD / "baseline-ftq_t1", clock_hz=2.1e9)
     assert tr.meta.time_unit == "s"

@@ -29,7 +29,7 @@ def stall_adjacent(trace: Trace) -> np.ndarray:
     adj[1:] |= c[:-1]
     if trace.has_column("partial"):
         adj |= np.asarray(trace.column("partial"), dtype=bool)
-    return adj[~c]
+    return adj[trace.sample_mask]  # the rows of trace.samples: catch-up rows and partial quanta left out
 
 
 def run_means(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
