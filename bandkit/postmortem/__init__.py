@@ -12,11 +12,11 @@ import dataclasses
 import math
 
 import numpy as np
-from scipy import special
 
 from ..trace import Trace
 from .classify import (VERDICTS, Classification, Gates, block_ratio, change_p, classify, collapse_blocks,
                        outlier_sigmas)
+from .distributions import erfc
 from .noise import detect_tick, within_run_se
 from .result import Episode, PostMortem, RunBand, Step
 from .runs import RunTable, run_table
@@ -171,7 +171,7 @@ def _level_p(x: np.ndarray, a: np.ndarray, b: np.ndarray, scale: float) -> float
     """Two-sided p-value of the difference of the mean of x[a] and x[b] (long-run sd ``scale``)."""
     se = scale * math.sqrt(1.0 / max(len(a), 1) + 1.0 / max(len(b), 1))
     d = float(np.mean(x[a]) - np.mean(x[b]))
-    return float(special.erfc(abs(d) / se / math.sqrt(2.0))) if se > 0 else 0.0
+    return erfc(abs(d) / se / math.sqrt(2.0)) if se > 0 else 0.0
 
 
 def _location_ci(x, ia, ib, scale, runs) -> tuple[int | None, int | None]:

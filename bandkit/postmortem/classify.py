@@ -59,11 +59,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special
-from scipy.ndimage import median_filter
-
 from ..changepoints.fpop import fpop
 from ..changepoints.penalty import long_run_factor
+from .distributions import chi2_isf, erfc, running_median, t_isf
 from .noise import RunNoise, estimate_noise, lag1, robust_sd, segment_medians
 
 VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
@@ -154,7 +152,7 @@ def outlier_sigmas(n: int, alpha: float = 0.01) -> float:
     noise whose sd is estimated from those runs: Student's t with ``n - 1`` degrees of freedom, so
     short sequences do not flag runs by the estimate's own error (4.4 sd at 20 runs, 4.1 at 100,
     4.9 at 10,000)."""
-    return float(special.stdtrit(max(3.0, n - 1.0), 1.0 - alpha / (2.0 * max(n, 1))))
+    return t_isf(alpha / (2.0 * max(n, 1)), max(3.0, n - 1.0))
 
 
 def _flat(dist: np.ndarray) -> bool:
@@ -216,7 +214,7 @@ def change_p(left: np.ndarray, right: np.ndarray, scale: float, clip: float) -> 
     med = float(np.median(both))
     w = np.clip(both, med - clip, med + clip)
     z = (float(np.mean(w[nl:])) - float(np.mean(w[:nl]))) / (scale * math.sqrt(1.0 / nl + 1.0 / nr))
-    return float(min(1.0, (nl + nr - 1) * special.erfc(abs(z) / math.sqrt(2.0))))
+    return float(min(1.0, (nl + nr - 1) * erfc(abs(z) / math.sqrt(2.0))))
 
 
 def _prune(x: np.ndarray, cps: list[int], scale: float, clip: float, min_effect: float,
@@ -340,11 +338,14 @@ def local_level(x: np.ndarray, width: int = LOCAL_WIDTH) -> np.ndarray:
     few far runs at an end stand out as they do in the middle."""
     n = x.size
     w = min(width, n)
-    rm = median_filter(x, size=w, mode="nearest")
     h = w // 2
-    if h:
-        rm[:h] = np.median(x[:w])
-        rm[n - h:] = np.median(x[n - w:])
+    if not h:
+        return x.copy()
+    rm = np.empty(n)
+    if w % 2:  # (an even window is w = n: every run gets the median of all of them, below)
+        rm[h:n - h] = running_median(x, w)
+    rm[:h] = np.median(x[:w])
+    rm[n - h:] = np.median(x[n - w:])
     return rm
 
 
@@ -505,7 +506,7 @@ def one_level_spread(k: int, sigma: float, alpha: float = 0.001) -> float:
     exceed it."""
     if k < 2:
         return 0.0
-    return sigma * math.sqrt(float(special.chdtri(k - 1, alpha)) / k)
+    return sigma * math.sqrt(chi2_isf(alpha, k - 1) / k)
 
 
 MAX_RARE_VISITS = 3  # a band under min_share visited at most this often is episodes, not a second level
@@ -638,7 +639,7 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     s_lr = max(float(np.std(r)), noise.floor) * long_run_factor(rho)
     se = s_lr / math.sqrt(sxx) if sxx > 0 else math.inf
     zstat = slope / se if se > 0 else 0.0
-    p = float(special.erfc(abs(zstat) / math.sqrt(2.0)))
+    p = erfc(abs(zstat) / math.sqrt(2.0))
     drift = slope * (t[-1] - t[0])
     pc = np.zeros_like(y)
     for lab in np.unique(labels[idx]):
