@@ -62,7 +62,7 @@ import numpy as np
 from ..changepoints.fpop import fpop
 from ..changepoints.penalty import long_run_factor
 from .distributions import chi2_isf, erfc, running_median, t_isf
-from .noise import RunNoise, estimate_noise, lag1, robust_sd, segment_medians
+from .noise import RunNoise, estimate_noise, lag1, median, robust_sd, segment_medians
 
 VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
             "no_runs")
@@ -159,7 +159,7 @@ def _flat(dist: np.ndarray) -> bool:
     """A stretch of far runs (distances from the level around them) holds a level, rather than one
     disturbance fading away (a heavy-tailed shock in AR(1) noise: d, rho d, rho^2 d, ...), when its
     median distance is at least 0.6 of its largest."""
-    return bool(np.median(dist) >= 0.6 * np.max(dist))
+    return bool(median(dist) >= 0.6 * np.max(dist))
 
 
 def _groups(mask: np.ndarray, side: np.ndarray) -> list[tuple[int, int]]:
@@ -211,7 +211,7 @@ def change_p(left: np.ndarray, right: np.ndarray, scale: float, clip: float) -> 
     if nl == 0 or nr == 0 or scale <= 0:
         return 1.0
     both = np.concatenate([left, right])
-    med = float(np.median(both))
+    med = float(median(both))
     w = np.clip(both, med - clip, med + clip)
     z = (float(np.mean(w[nl:])) - float(np.mean(w[:nl]))) / (scale * math.sqrt(1.0 / nl + 1.0 / nr))
     return float(min(1.0, (nl + nr - 1) * erfc(abs(z) / math.sqrt(2.0))))
@@ -304,12 +304,12 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
         return Classification("no_runs" if n == 0 else "too_few_runs", np.zeros(n, np.int64), np.zeros(0), 0.0,
                               (), (), None, gates=g)
     if np.any(m <= 0):
-        scale = np.median(np.abs(m))
+        scale = median(np.abs(m))
         x = m / scale if scale > 0 else m.copy()  # not ratio data: work on the raw scale
         tick_rel = tick / scale if tick and scale > 0 else None
     else:
         x = np.log(m)
-        tick_rel = tick / float(np.median(m)) if tick else None
+        tick_rel = tick / float(median(m)) if tick else None
     if tick_rel is not None and tick_rel >= 1.0:
         tick_rel = None  # a "tick" as large as the values (0 s and 1 s) is no timer's resolution
     pen = g.penalty_factor * math.log(max(n, 2))
@@ -321,7 +321,7 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
     sustained, scattered, changes, test_scale = _structure(x, noise, g, far, pen)
     # far runs inflate the first noise estimate: once they are set apart, measure it again on the
     # sustained stretches and, if clearly smaller, decide again with it
-    resid = np.concatenate([x[s_] - np.median(x[s_]) for s_ in sustained]) if sustained else np.zeros(0)
+    resid = np.concatenate([x[s_] - median(x[s_]) for s_ in sustained]) if sustained else np.zeros(0)
     if resid.size >= 10:
         s2 = max(robust_sd(resid), noise.floor)
         if s2 < 0.8 * noise.sigma:
@@ -344,8 +344,8 @@ def local_level(x: np.ndarray, width: int = LOCAL_WIDTH) -> np.ndarray:
     rm = np.empty(n)
     if w % 2:  # (an even window is w = n: every run gets the median of all of them, below)
         rm[h:n - h] = running_median(x, w)
-    rm[:h] = np.median(x[:w])
-    rm[n - h:] = np.median(x[n - w:])
+    rm[:h] = median(x[:w])
+    rm[n - h:] = median(x[n - w:])
     return rm
 
 
@@ -353,7 +353,7 @@ def _segments(x: np.ndarray, keep: np.ndarray, noise: RunNoise, g: Gates, pen: f
     """Pruned segmentation of the runs ``keep``: (segments as arrays of run indices, changes in run
     indices, test scale)."""
     xk = x[keep]
-    cps0 = fpop((xk - np.median(xk)) / noise.sigma_lr, pen, 1) if xk.size >= 2 else np.zeros(0, np.int64)
+    cps0 = fpop((xk - median(xk)) / noise.sigma_lr, pen, 1) if xk.size >= 2 else np.zeros(0, np.int64)
     test_scale = _test_scale(xk, cps0, noise, g.clip)
     min_effect = max(math.log(g.min_ratio), g.visible * noise.sigma)
     changes_k = _prune(xk, [int(c) for c in cps0], test_scale, g.clip * noise.sigma, min_effect, g.alpha)
@@ -420,7 +420,7 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     for gi, grp in enumerate(groups):
         for s in grp:
             labels[seg_runs[s]] = gi
-    lv = [float(np.median(x[labels == gi])) for gi in range(len(groups))]
+    lv = [float(median(x[labels == gi])) for gi in range(len(groups))]
     tol = [max(far, 2.0 * float(np.std(x[labels == gi]))) for gi in range(len(groups))]
     sep = g.band_sigmas * noise.sigma
     pending = []
@@ -452,7 +452,7 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     # splits them into groups); or, all the far runs on one side of the main band, when they are
     # a second level (level_share of the runs, spread within the noise) however they alternate
     if pending:
-        main_lv = lv[int(np.argmax(np.bincount(labels[labels >= 0])))] if lv else float(np.median(x))
+        main_lv = lv[int(np.argmax(np.bincount(labels[labels >= 0])))] if lv else float(median(x))
 
         def apart(v: np.ndarray) -> tuple[float, float, bool]:
             dist = abs(float(np.mean(v)) - main_lv)
