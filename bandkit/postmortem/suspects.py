@@ -369,7 +369,7 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
     w = max(1.0, n / 50.0)
     out: list[Suspect] = []
     idx = np.arange(n)
-    cols = _columns(metadata) if _is_frame(metadata) else \
+    cols = _columns(metadata) if isinstance(metadata, pd.DataFrame) else \
         _array_columns(metadata) if isinstance(metadata, dict) else metadata
     # numeric columns without gaps: scored all at once (_block_suspects); the others one by one
     dense = [(i, cols[i]) for i in _dense_columns(cols)]
@@ -435,11 +435,6 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
 def _dense_columns(cols: list) -> list[int]:
     """Positions of the numeric columns without gaps (scored as one block)."""
     return [i for i, c in enumerate(cols) if c[1] and bool(np.isfinite(c[2]).all())]
-
-
-def _is_frame(obj) -> bool:
-    """A pandas DataFrame (without importing pandas for the arrays and lists that the runner path passes)."""
-    return type(obj).__name__ == "DataFrame" and hasattr(obj, "iloc")
 
 
 def _coincide(ev: dict[str, Any], k: int, step_index: int, w: float) -> float:
@@ -617,9 +612,11 @@ class _MaxT:
             if self.ranks:
                 R = np.stack(self.ranks, axis=1)
                 # the statistics share a few sets of runs with values (one per lag): counts per set
-                pats, which = np.unique(np.stack(self.valid), axis=0, return_inverse=True)
-                NA = _subset_sums(pats.T, sub)[:, which.ravel()]
-                NR = pats.sum(axis=1)[which.ravel()][None, :] - NA
+                seen: dict[bytes, int] = {}
+                which = np.array([seen.setdefault(v.tobytes(), len(seen)) for v in self.valid])
+                pats = np.stack([np.frombuffer(b) for b in seen])
+                NA = _subset_sums(pats.T, sub)[:, which]
+                NR = pats.sum(axis=1)[which][None, :] - NA
                 S = _subset_sums(R, sub)          # (n_perm, columns): rank sums of the affected
                 auc = (S - NA * (NA + 1) / 2.0) / (NA * NR)
                 sep = np.where((NA > 0) & (NR > 0), np.abs(2.0 * auc - 1.0), 0.0)
