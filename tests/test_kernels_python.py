@@ -162,8 +162,10 @@ def test_detect_changepoints_and_histories_are_the_same_with_and_without_numba()
 
 
 def test_a_long_series_brings_numba_in_and_kernels_stay_callable():
+    """Past the numpy path's sizes (made small here: 8,192 values) numba is brought in."""
     code = ("import sys, numpy as np\n"
             "from bandkit import _numba\n"
+            "_numba.PYTHON_MAX = _numba.PYTHON_COLD_MAX = 8192\n"
             "from bandkit.changepoints import detect_changepoints, robust\n"
             "y = np.r_[np.zeros(6000), np.ones(6000)] + np.random.default_rng(0).normal(0, 0.3, 12000)\n"
             "r = detect_changepoints(y)\n"
@@ -171,6 +173,22 @@ def test_a_long_series_brings_numba_in_and_kernels_stay_callable():
             " type(robust._select).__name__)\n")
     out = _python(code)
     assert out.split() == ["[6000]", "True", "True", "CPUDispatcher"], out
+
+
+def test_a_long_series_runs_numpy_while_the_cache_is_cold(tmp_path):
+    """With numba's cache empty (a first call after an install) and no background compile, a series of 70,000
+    values (past PYTHON_MAX, within PYTHON_COLD_MAX) runs the numpy kernels: no compile in the caller."""
+    code = ("import sys, numpy as np\n"
+            "from bandkit import _numba\n"
+            "from bandkit.changepoints import detect_changepoints\n"
+            "assert _numba.PYTHON_MAX < 70000 <= _numba.PYTHON_COLD_MAX\n"
+            "y = np.repeat([0.0, 1.0], 35000) + np.random.default_rng(0).normal(0, 0.3, 70000)\n"
+            "r = detect_changepoints(y)\n"
+            "print([c.index for c in r.changepoints], 'numba' in sys.modules)\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "BANDKIT_WARM": "0"}
+    env.pop("BANDKIT_KERNELS", None)
+    out = _python(code, env)
+    assert out.split() == ["[35000]", "False"], out
 
 
 def test_many_short_series_bring_numba_in_after_the_time_budget():
