@@ -560,9 +560,9 @@ def _segment_level_medians(y, bounds):
 
 def segment_level_medians(y: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """The medians of :func:`segment_stats` alone (the levels of the robust cost): one copy and one
-    quickselect per segment, half its work."""
+    quickselect per segment, half its work; +0.0 for a median among 0.0 and -0.0, as there."""
     return _segment_level_medians(np.ascontiguousarray(y, dtype=np.float64),
-                                  np.ascontiguousarray(bounds, dtype=np.int64))
+                                  np.ascontiguousarray(bounds, dtype=np.int64)) + 0.0
 
 
 @njit(cache=True, nogil=True)
