@@ -209,6 +209,8 @@ def warm_in_background() -> bool:
             [sys.executable, "-c", code, str(PACKAGE_DIR.parent)], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(folder), env=env,
             start_new_session=True, close_fds=True)
+        # reaped as soon as it ends (no zombie in a long-lived process, a notebook, that calls no more kernels)
+        threading.Thread(target=_WARM["proc"].wait, name="bandkit-warm-reaper", daemon=True).start()
         return True
     except (ImportError, OSError, ValueError):  # no fcntl (Windows), no interpreter to start: no warm
         return False
