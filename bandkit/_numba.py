@@ -294,9 +294,9 @@ TWINS = {
 PYTHON_BUDGET_S = 0.5
 
 #: Largest input run without numba while the change-point kernels are not in numba's cache (a first call
-#: after an install): up to here the numpy path (≈ 0.6 s of CPU at 1e5 values, ≈ 2 s at 3e5) costs less
-#: than compiling the kernels (≈ 11 s of CPU) and running them (benchmarks/RESULTS_speed.md §8).
-PYTHON_COLD_MAX = 1 << 18
+#: after an install): up to here the numpy path (≈ 0.6 s of CPU at 1e5 values, 2.2 s at 5e5, 4.3 s at 1e6)
+#: costs less than compiling the kernels (≈ 11 s of CPU) and running them (benchmarks/RESULTS_speed.md §8).
+PYTHON_COLD_MAX = 1 << 21
 
 #: CPU time (s) a process may spend in numpy on long series with a cold cache and no background compile
 #: before it compiles (about one compile).
