@@ -183,7 +183,8 @@ def _held(lock: Path) -> bool:
 
 
 def warm_in_background() -> bool:
-    """Start ``python -m bandkit._warm`` (niced, detached, its output discarded) to compile the change-point
+    """Start :mod:`bandkit._warm` in a process of its own (this interpreter, this package's directory first on
+    its path; niced, detached, its output discarded) to compile the change-point
     kernels into numba's cache, unless one is running (a lock file); at most once per process. Returns
     whether a background compile is under way. Not from a read-only install, nor with ``BANDKIT_WARM=0``,
     nor after a background compile failed for this install (its ``.failed`` marker)."""
