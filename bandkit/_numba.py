@@ -11,15 +11,19 @@ chosen one (``NUMBA_CACHE_DIR``): ``$XDG_CACHE_HOME/bandkit/numba`` (``~/.cache/
 else a per-user directory under the system temporary directory. This module imports neither numba
 nor numpy unless asked to announce compiles.
 
-Kernels that are also worth running without numba (the change-point engine's, on the short series of a CI
-history: ~1,500 build medians) are declared with :func:`njit` from this module instead of numba's. Such a
-kernel is a :class:`Kernel`: until numba is needed, a call on arrays of at most :data:`PYTHON_MAX` values runs
-its Python function (or a registered numpy stand-in, :data:`TWINS`, giving the same values) and numba is not
-even imported; the first call on a larger input, or once the kernels have spent :data:`PYTHON_BUDGET_S` in
-Python in this process (many series: numba pays off), or :func:`use_compiled`, imports numba, makes every kernel a
-numba dispatcher (module globals included, so compiled kernels call compiled kernels) and from then on the
-compiled kernels run. ``import numba`` (0.2-0.4 s), its first-use set-up (0.2-0.5 s) and loading ~10 cached
-kernels cost more than the whole analysis of a CI history in numpy (benchmarks/RESULTS_history.md). Both ways
+Kernels that are also worth running without numba (the change-point engine's) are declared with :func:`njit` from
+this module instead of numba's. Such a kernel is a :class:`Kernel`: until numba is needed, a call on arrays of at
+most :data:`PYTHON_MAX` values runs its Python function (or a registered numpy stand-in, :data:`TWINS`, giving
+the same values) and numba is not even imported: ``import numba`` (0.2-0.4 s), its first-use set-up (0.2-0.5 s)
+and loading the cached kernels cost more than the whole analysis of up to ~65,000 values in numpy. Past that,
+or once the kernels have spent :data:`PYTHON_BUDGET_S` in Python in this process (many series), numba pays off
+*if the kernels are in its cache*; compiling them costs ≈ 11 s of CPU, so with a cold cache (the first calls
+after an install) inputs of up to :data:`PYTHON_COLD_MAX` values keep running in numpy (≈ 0.6 s of CPU at
+1e5 values) while :func:`warm_in_background` compiles the kernels into the cache in a niced background process
+(``bandkit._warm``; one at a time; not from a read-only install; ``BANDKIT_WARM=0`` turns it off); once its
+marker is there (:func:`cache_warm`), calls load the compiled kernels. A longer input with a cold cache
+compiles in the process (announced by :func:`announce_compiles`). :func:`use_compiled` imports numba and makes
+every kernel a numba dispatcher (module globals included, so compiled kernels call compiled kernels). Both ways
 give the same results (``tests/test_kernels_python.py``). ``BANDKIT_KERNELS=compiled`` (or ``python``) forces
 one way, for tests and benchmarks.
 """
@@ -89,10 +93,128 @@ def configure_cache(environ=os.environ, package_dir: Path = PACKAGE_DIR) -> str 
     if path is None:
         return None
     environ["NUMBA_CACHE_DIR"] = str(path)
+    _WARM["fallback"] = str(path)
     config = sys.modules.get("numba.core.config")
     if config is not None and not getattr(config, "CACHE_DIR", ""):
         config.CACHE_DIR = str(path)
     return str(path)
+
+
+#: State of the background compile (see :func:`warm_in_background`).
+_WARM = {"fallback": None, "proc": None, "spawned": False, "warm": False, "checked": None, "key": None}
+
+#: The modules whose kernels the background compile puts into numba's cache (their source files key the marker).
+WARM_SOURCES = ("changepoints/fpop.py", "changepoints/robust.py", "changepoints/_eliminate.py")
+
+
+def _warm_key() -> str:
+    """Hash of what numba's cache of the change-point kernels depends on (interpreter, numba's install, the
+    kernels' source files); a new install or an edited source gives a new marker."""
+    if _WARM["key"] is None:
+        import hashlib
+        import importlib.util
+
+        parts = [sys.version, sys.executable]
+        spec = importlib.util.find_spec("numba")
+        origin = spec.origin if spec is not None else None
+        for path in [origin] + [str(PACKAGE_DIR / rel) for rel in WARM_SOURCES]:
+            try:
+                st = os.stat(path)
+                parts += [path, st.st_mtime_ns, st.st_size]
+            except (OSError, TypeError):
+                parts += [path, None]
+        _WARM["key"] = hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
+    return _WARM["key"]
+
+
+def _cache_home(environ=os.environ) -> Path:
+    """Where numba caches the change-point kernels: ``NUMBA_CACHE_DIR``, else their ``__pycache__``."""
+    user = environ.get("NUMBA_CACHE_DIR")
+    return Path(user) if user else PACKAGE_DIR / "changepoints" / "__pycache__"
+
+
+def warm_marker(environ=os.environ, suffix: str = "warm") -> Path:
+    """The file :mod:`bandkit._warm` writes once the change-point kernels are in numba's cache."""
+    return _cache_home(environ) / f"bandkit-changepoints-{_warm_key()}.{suffix}"
+
+
+def warm_dir(environ=os.environ) -> Path | None:
+    """The cache directory a background compile may write to, or None: never for a read-only install (the
+    per-user fallback of :func:`configure_cache`), nor when ``BANDKIT_WARM=0`` or the directory is not
+    writable."""
+    if environ.get("BANDKIT_WARM", "1").strip().lower() in ("0", "no", "off", "false"):
+        return None
+    user = environ.get("NUMBA_CACHE_DIR")
+    if user and user == _WARM["fallback"]:
+        return None
+    if not user and not _package_writable(PACKAGE_DIR / "changepoints"):
+        return None
+    path = _cache_home(environ)
+    return path if _writable_dir(path) else None
+
+
+def cache_warm() -> bool:
+    """Whether the background compile has put the change-point kernels into numba's cache (its marker exists;
+    looked for at most twice a second)."""
+    if _WARM["warm"]:
+        return True
+    now = time.monotonic()
+    if _WARM["checked"] is not None and now - _WARM["checked"] < 0.5:
+        return False
+    _WARM["checked"] = now
+    proc = _WARM["proc"]
+    if proc is not None and proc.poll() is not None:  # reap it: no process is left behind
+        _WARM["proc"] = None
+    _WARM["warm"] = warm_marker().exists()
+    return _WARM["warm"]
+
+
+def _held(lock: Path) -> bool:
+    """Whether another process holds ``lock`` (a background compile is running)."""
+    import fcntl
+
+    with open(lock, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(f, fcntl.LOCK_UN)
+    return False
+
+
+def warm_in_background() -> bool:
+    """Start :mod:`bandkit._warm` in a process of its own (this interpreter, this package's directory first on
+    its path; niced, detached, its output discarded) to compile the change-point
+    kernels into numba's cache, unless one is running (a lock file); at most once per process. Returns
+    whether a background compile is under way. Not from a read-only install, nor with ``BANDKIT_WARM=0``,
+    nor after a background compile failed for this install (its ``.failed`` marker)."""
+    proc = _WARM["proc"]
+    if proc is not None:
+        if proc.poll() is None:
+            return True
+        _WARM["proc"] = None
+    try:
+        folder = warm_dir()
+        if folder is None or warm_marker(suffix="failed").exists():
+            return False
+        if _held(folder / "bandkit-warm.lock"):
+            return True
+        if _WARM["spawned"]:
+            return False
+        import subprocess
+
+        env = dict(os.environ, BANDKIT_KERNELS="compiled", BANDKIT_WARM="0")
+        code = "import sys; sys.path.insert(0, sys.argv[1]); from bandkit._warm import main; sys.exit(main())"
+        _WARM["spawned"] = True
+        _WARM["proc"] = subprocess.Popen(
+            [sys.executable, "-c", code, str(PACKAGE_DIR.parent)], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(folder), env=env,
+            start_new_session=True, close_fds=True)
+        # reaped as soon as it ends (no zombie in a long-lived process, a notebook, that calls no more kernels)
+        threading.Thread(target=_WARM["proc"].wait, name="bandkit-warm-reaper", daemon=True).start()
+        return True
+    except (ImportError, OSError, ValueError):  # no fcntl (Windows), no interpreter to start: no warm
+        return False
 
 
 def light_blas_check() -> bool:
@@ -145,8 +267,10 @@ def use_light_blas_check() -> None:
 
 
 #: Largest input (values in the biggest array argument) a :class:`Kernel` runs without numba before numba is
-#: in use: up to here the Python/numpy path of the change-point engine costs less than numba's start-up.
-PYTHON_MAX = 8192
+#: in use: up to here the Python/numpy path of the change-point engine costs less than numba's start-up and
+#: loading the cached kernels (0.3 vs 0.6 s of CPU at 3e4 values, 0.5 vs 0.6 s at 6.5e4, 0.9 vs 0.7 s at
+#: 1.3e5: benchmarks/RESULTS_speed.md §8).
+PYTHON_MAX = 1 << 16
 
 #: numpy stand-ins of kernels whose Python loop would be slow: "module.kernel" -> "module:function" (same
 #: arguments, same results; tested against the compiled kernels).
@@ -154,6 +278,10 @@ TWINS = {
     "bandkit.changepoints.fpop._fpop_l2": "bandkit.changepoints._numpy_kernels:fpop_l2",
     "bandkit.changepoints.robust._running_median": "bandkit.changepoints._numpy_kernels:running_median",
     "bandkit.changepoints.robust._select": "bandkit.changepoints._numpy_kernels:select",
+    "bandkit.changepoints.robust._select_pair": "bandkit.changepoints._numpy_kernels:select_pair",
+    "bandkit.changepoints.robust._running_median9": "bandkit.changepoints._numpy_kernels:running_median9",
+    "bandkit.changepoints.robust._residuals_at": "bandkit.changepoints._numpy_kernels:residuals_at",
+    "bandkit.changepoints._eliminate.prefix_sums": "bandkit.changepoints._numpy_kernels:prefix_sums",
     "bandkit.changepoints.robust._median_inplace": "bandkit.changepoints._numpy_kernels:median_inplace",
     "bandkit.changepoints.robust._lag_diffs": "bandkit.changepoints._numpy_kernels:lag_diffs",
     "bandkit.changepoints.robust._spike_max": "bandkit.changepoints._numpy_kernels:spike_max",
@@ -165,6 +293,15 @@ TWINS = {
 #: in: about what numba's start-up costs, so that a process never pays much more than twice the better of
 #: the two ways.
 PYTHON_BUDGET_S = 0.5
+
+#: Largest input run without numba while the change-point kernels are not in numba's cache (a first call
+#: after an install): up to here the numpy path (≈ 0.6 s of CPU at 1e5 values, 2.2 s at 5e5, 4.3 s at 1e6)
+#: costs less than compiling the kernels (≈ 11 s of CPU) and running them (benchmarks/RESULTS_speed.md §8).
+PYTHON_COLD_MAX = 1 << 21
+
+#: CPU time (s) a process may spend in numpy on long series with a cold cache and no background compile
+#: before it compiles (about one compile).
+PYTHON_COLD_BUDGET_S = 10.0
 
 _MODE = {"compiled": False, "forced": os.environ.get("BANDKIT_KERNELS", "auto")}
 _PY = {"depth": 0, "spent": 0.0}  # budget accounting only (not per thread: a race miscounts, nothing else)
@@ -202,11 +339,11 @@ class Kernel:
 
     def __call__(self, *args):
         if self.dispatcher is None:
-            if not _MODE["compiled"] and _MODE["forced"] != "compiled" and (
-                    _MODE["forced"] == "python" or _size(args) <= PYTHON_MAX):
-                if _PY["depth"] or _MODE["forced"] == "python":  # called from a kernel run in Python
+            forced = _MODE["forced"]
+            if not _MODE["compiled"] and forced != "compiled":
+                if _PY["depth"] or forced == "python":  # called from a kernel run in Python
                     return self.python()(*args)
-                if _PY["spent"] <= PYTHON_BUDGET_S:
+                if _python_pays(_size(args)):
                     _PY["depth"] = 1
                     t0 = time.thread_time()
                     try:
@@ -217,8 +354,34 @@ class Kernel:
             use_compiled()
         return self.dispatcher(*args)
 
+    def compile_alone(self):
+        """This kernel's numba dispatcher, made without switching the other kernels (for a kernel that calls
+        no other kernel: FPOP, to settle a rare near-tie of its numpy stand-in on a long series)."""
+        if self.dispatcher is None:
+            import numba
+
+            with _LOCK:
+                if self.dispatcher is None:
+                    self.dispatcher = numba.njit(**self.options)(self.py_func)
+        return self.dispatcher
+
     def __repr__(self):
         return f"<bandkit kernel {self.__module__}.{self.__qualname__}>"
+
+
+def _python_pays(size: int) -> bool:
+    """Whether a top-level kernel call on ``size`` values runs without numba (see the module docstring)."""
+    small = size <= PYTHON_MAX
+    if small and _PY["spent"] <= PYTHON_BUDGET_S:
+        return True
+    # numba would pay off here (a long series, or many series): compiled when the cache holds the kernels
+    if size > PYTHON_COLD_MAX or cache_warm():
+        return False
+    if warm_in_background():  # later calls load what it compiles
+        return True
+    # no background compile (opted out, read-only install): a long series costs less in numpy than numba's
+    # compile, until the process has spent about that compile in numpy
+    return not small and _PY["spent"] <= PYTHON_COLD_BUDGET_S
 
 
 def _size(args) -> int:

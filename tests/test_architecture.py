@@ -15,7 +15,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
                 "bandkit.stalls", "bandkit.schema", "bandkit.limits", "bandkit._numba")),
     ("loaders and analyses", ("bandkit.loaders", "bandkit.summary", "bandkit.bands", "bandkit.changepoints",
                               "bandkit.spectrum", "bandkit.postmortem", "bandkit.history")),
-    ("pipeline", ("bandkit.analyze", "bandkit.synthetic")),
+    ("pipeline", ("bandkit.analyze", "bandkit.synthetic", "bandkit._warm")),
     ("applications", ("bandkit.fleet", "bandkit.compare")),
     ("plots", ("bandkit.plots",)),
     ("renderers", ("bandkit.render",)),

@@ -12,6 +12,8 @@ import pytest
 from bandkit import _numba
 from bandkit.changepoints import fpop as _fpop  # noqa: F401  (declares its kernels)
 from bandkit.changepoints import robust as _robust  # noqa: F401
+from bandkit.changepoints import _eliminate  # noqa: F401
+from bandkit.changepoints.fpop import _backtrack
 
 
 def _pair(name):
@@ -55,7 +57,9 @@ def test_numpy_stand_ins_equal_the_compiled_kernels(name):
                 if n >= 2 * ms:
                     pen = float(np.var(y) * 3 + 0.5)
                     a, b = py(y, pen, ms), jit(y, pen, ms)
-                    np.testing.assert_array_equal(a[0], b[0])
+                    # the segmentation (the path through ``last``) and the optimal cost, bit for bit; ``last``
+                    # itself may differ where two last changes tie off the path
+                    np.testing.assert_array_equal(_backtrack(a[0], n), _backtrack(b[0], n))
                     assert a[1] == b[1]
                     checked += 1
             continue
@@ -68,6 +72,25 @@ def test_numpy_stand_ins_equal_the_compiled_kernels(name):
                 a, b = y.copy(), y.copy()
                 assert py(a, k) == jit(b, k)
                 assert np.all(a[:k] <= a[k]) and np.all(a[k:] >= a[k])
+                checked += 1
+        elif short == "_select_pair":
+            for k in {0, n // 2, n - 1}:
+                for c, absdev in ((0.0, False), (float(np.median(y)), True)):
+                    a, b = py(y, c, absdev, k), jit(y, c, absdev, k)
+                    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+                    checked += 1
+        elif short == "_running_median9":
+            for resid in (False, True):
+                np.testing.assert_array_equal(py(y, resid), jit(y, resid))
+                checked += 1
+        elif short == "_residuals_at":
+            for width, stride in ((9, 1), (9, 7), (5, 3), (15, 2)):
+                np.testing.assert_array_equal(py(y, width, stride), jit(y, width, stride))
+                checked += 1
+        elif short == "prefix_sums":
+            for cap in (np.inf, 1.0, 0.0):
+                for a, b in zip(py(y, cap), jit(y, cap)):
+                    np.testing.assert_array_equal(a, b)
                 checked += 1
         elif short == "_median_inplace":
             assert py(y.copy()) == jit(y.copy()) or n == 0
@@ -139,8 +162,10 @@ def test_detect_changepoints_and_histories_are_the_same_with_and_without_numba()
 
 
 def test_a_long_series_brings_numba_in_and_kernels_stay_callable():
+    """Past the numpy path's sizes (made small here: 8,192 values) numba is brought in."""
     code = ("import sys, numpy as np\n"
             "from bandkit import _numba\n"
+            "_numba.PYTHON_MAX = _numba.PYTHON_COLD_MAX = 8192\n"
             "from bandkit.changepoints import detect_changepoints, robust\n"
             "y = np.r_[np.zeros(6000), np.ones(6000)] + np.random.default_rng(0).normal(0, 0.3, 12000)\n"
             "r = detect_changepoints(y)\n"
@@ -148,6 +173,22 @@ def test_a_long_series_brings_numba_in_and_kernels_stay_callable():
             " type(robust._select).__name__)\n")
     out = _python(code)
     assert out.split() == ["[6000]", "True", "True", "CPUDispatcher"], out
+
+
+def test_a_long_series_runs_numpy_while_the_cache_is_cold(tmp_path):
+    """With numba's cache empty (a first call after an install) and no background compile, a series of 70,000
+    values (past PYTHON_MAX, within PYTHON_COLD_MAX) runs the numpy kernels: no compile in the caller."""
+    code = ("import sys, numpy as np\n"
+            "from bandkit import _numba\n"
+            "from bandkit.changepoints import detect_changepoints\n"
+            "assert _numba.PYTHON_MAX < 70000 <= _numba.PYTHON_COLD_MAX\n"
+            "y = np.repeat([0.0, 1.0], 35000) + np.random.default_rng(0).normal(0, 0.3, 70000)\n"
+            "r = detect_changepoints(y)\n"
+            "print([c.index for c in r.changepoints], 'numba' in sys.modules)\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "BANDKIT_WARM": "0"}
+    env.pop("BANDKIT_KERNELS", None)
+    out = _python(code, env)
+    assert out.split() == ["[35000]", "False"], out
 
 
 def test_many_short_series_bring_numba_in_after_the_time_budget():

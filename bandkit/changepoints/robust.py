@@ -538,8 +538,12 @@ def _segment_stats(y, bounds):
 
 def segment_stats(y: np.ndarray, bounds: np.ndarray):
     """(mean, SD, median, 1.4826 x MAD) of ``y[bounds[k]:bounds[k+1]]`` for every segment k: one compiled pass
-    with quickselect medians, O(n) in all (no Python loop over segments)."""
-    return _segment_stats(np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(bounds, dtype=np.int64))
+    with quickselect medians, O(n) in all (no Python loop over segments). A median among values 0.0 and -0.0
+    is +0.0 (the two compare equal, and which one a selection meets first differs between the compiled kernel
+    and its numpy stand-in)."""
+    mean, std, med, spread = _segment_stats(np.ascontiguousarray(y, dtype=np.float64),
+                                            np.ascontiguousarray(bounds, dtype=np.int64))
+    return mean, std, med + 0.0, spread
 
 
 @njit(cache=True, nogil=True)
@@ -556,9 +560,9 @@ def _segment_level_medians(y, bounds):
 
 def segment_level_medians(y: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """The medians of :func:`segment_stats` alone (the levels of the robust cost): one copy and one
-    quickselect per segment, half its work."""
+    quickselect per segment, half its work; +0.0 for a median among 0.0 and -0.0, as there."""
     return _segment_level_medians(np.ascontiguousarray(y, dtype=np.float64),
-                                  np.ascontiguousarray(bounds, dtype=np.int64))
+                                  np.ascontiguousarray(bounds, dtype=np.int64)) + 0.0
 
 
 @njit(cache=True, nogil=True)
