@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import zlib
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -59,7 +60,9 @@ def simulate(families, sizes, reps, min_size, workers=2, seed=12345):
         for name in families:
             for n in sizes:
                 r = reps if n <= 1000 else max(reps // (2 if n <= 2000 else 4), 300)
-                chunks = [(name, n, r // workers, seed + 7919 * k + 104729 * n + hash(name) % 10007, min_size)
+                # zlib.crc32, not hash(): str hashes are salted per process, the seeds were not reproducible
+                fseed = zlib.crc32(name.encode()) % 10007
+                chunks = [(name, n, r // workers, seed + 7919 * k + 104729 * n + fseed, min_size)
                           for k in range(workers)]
                 parts = list(ex.map(_job, chunks))
                 out[(name, n)] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
