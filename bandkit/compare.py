@@ -36,13 +36,14 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from scipy import special
 
 from .display import DisplayMixin, render
 from .errors import UsageError
 from ._json import jsonable
-from .postmortem import run_table, run_verdict
 from .trace import Trace
+
+# (``import bandkit.compare`` imports neither pandas nor scipy: the post-mortem's verdicts and run tables,
+# and scipy.special for Welch's p, are imported by the calls that use them; tests/test_lite_numerics.py)
 
 NOISY_VERDICTS = ("step", "episode", "bimodal", "bands", "trend")
 #: How a benchmark was compared (see the module docstring).
@@ -186,6 +187,8 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     b = [b] if isinstance(b, Trace) else list(b)
     if not a or not b:
         raise UsageError("compare needs traces on both sides")
+    from .postmortem import run_table, run_verdict
+
     ta, tb = _by_name(a), _by_name(b)
     rng = np.random.default_rng(seed)
     alpha = 1 - confidence
@@ -252,6 +255,8 @@ def welch_p(a: np.ndarray, b: np.ndarray) -> float:
     """Two-sided p-value of Welch's t-test of samples ``a`` and ``b`` (each of 2 or more values):
     ``scipy.stats.ttest_ind(a, b, equal_var=False).pvalue`` with the same operations in the same order
     (bit-equal, tested), without importing scipy.stats (~0.5 s, most of ``bandkit compare``'s start)."""
+    from scipy import special
+
     with np.errstate(divide="ignore", invalid="ignore"):
         n1, n2 = a.size, b.size
         v1 = np.mean((a - np.mean(a, keepdims=True)) ** 2) * (np.float64(n1) / (np.float64(n1) - 1))

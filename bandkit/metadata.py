@@ -19,10 +19,12 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # (pandas is imported only for the frame / Categorical forms and unusual dates)
+    import pandas as pd
 
 __all__ = [
     "MetadataSpec",
@@ -33,6 +35,8 @@ __all__ = [
     "parse_date",
     "parse_run_metadata",
     "run_metadata_columns",
+    "run_metadata_arrays",
+    "Coded",
     "metadata_unit",
 ]
 
@@ -115,6 +119,8 @@ def parse_date(text: Any) -> pd.Timestamp:
 
     Time zones are dropped (converted to UTC first when given) so that all dates compare.
     """
+    import pandas as pd
+
     if isinstance(text, str) and len(text) > 100:
         raise ValueError(f"date string of {len(text)} characters")
     ts = pd.Timestamp(text)
@@ -236,6 +242,8 @@ def parse_run_metadata(
     as a number, else categorical strings. ``on_error(row, key, exc)`` is called for a value that does not
     parse (default: raise ``ValueError``).
     """
+    import pandas as pd
+
     records = list(records)
     return pd.DataFrame(run_metadata_columns(records, on_error=on_error), index=pd.RangeIndex(len(records)))
 
@@ -248,6 +256,40 @@ def run_metadata_columns(
     """The columns of :func:`parse_run_metadata` (same names, order, dtypes and values) without the
     DataFrame: name -> float64 / datetime64[ns] array or ``pd.Categorical``. For callers that repeat
     the rows (the runner loaders: one row per value) and build one frame at the end."""
+    return {k: v.to_pandas() if isinstance(v, Coded) else v
+            for k, v in run_metadata_arrays(records, on_error=on_error).items()}
+
+
+class Coded:
+    """A categorical column without pandas: ``codes`` (int64, -1 = missing) into ``categories``
+    (a tuple of distinct strings in order of first appearance). :meth:`to_pandas` gives the
+    ``pd.Categorical`` (object categories) that :func:`run_metadata_columns` returns."""
+
+    __slots__ = ("codes", "categories")
+
+    def __init__(self, codes: np.ndarray, categories: tuple[str, ...]):
+        self.codes = codes
+        self.categories = categories
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def take(self, rows: np.ndarray) -> "Coded":
+        return Coded(self.codes.take(rows), self.categories)
+
+    def to_pandas(self) -> "pd.Categorical":
+        import pandas as pd
+
+        return pd.Categorical.from_codes(self.codes, dtype=_categories(self.categories))
+
+
+def run_metadata_arrays(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    on_error: Callable[[int, str, Exception], None] | None = None,
+) -> dict[str, Any]:
+    """:func:`run_metadata_columns` without pandas: the same columns, with :class:`Coded` in place of
+    each ``pd.Categorical`` (pandas is imported only for a date this module does not read itself)."""
     records = list(records)
     cols: dict[str, list[Any]] = {}
     n = len(records)
@@ -287,9 +329,7 @@ def run_metadata_columns(
         if kind == "float":
             out[col] = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
         elif kind == "date":
-            out[col] = pd.to_datetime(pd.Series(vals, dtype=object), errors="coerce").to_numpy(
-                dtype="datetime64[ns]"
-            )
+            out[col] = _date_column(vals)
         else:
             present = [v for v in vals if v is not None]
             if present and all(
@@ -324,7 +364,7 @@ def _parse_value(key: str, v: Any, kinds: dict[str, str]) -> list[tuple[str, Any
         return [(key, str(v)), *expanded.items()]
     if spec is not None and spec.kind == "date":
         kinds[key] = "date"
-        return [(key, parse_date(v))]
+        return [(key, _parse_date_fast(v))]
     if spec is not None and spec.kind in ("float", "int"):
         kinds[key] = "float"
         return [(key, _float(v))]
@@ -332,20 +372,49 @@ def _parse_value(key: str, v: Any, kinds: dict[str, str]) -> list[tuple[str, Any
     return [(key, v)]
 
 
-def _categorical(vals: list[str | None]) -> pd.Categorical:
-    """Strings -> Categorical with object categories. Hand-rolled factorisation: measured ~12x
-    faster than ``pd.Categorical(list)`` (pandas 3 infers an Arrow string dtype for every column),
-    which dominated loading time of pyperf files with many benchmarks."""
+def _categorical(vals: list[str | None]) -> Coded:
+    """Strings -> :class:`Coded` (codes in order of first appearance, as ``pd.Categorical.from_codes``
+    with object categories gets them). Hand-rolled factorisation: measured ~12x faster than
+    ``pd.Categorical(list)`` (pandas 3 infers an Arrow string dtype for every column)."""
     seen: dict[str, int] = {}
     codes = np.fromiter((-1 if v is None else seen.setdefault(v, len(seen)) for v in vals),
                         dtype=np.int64, count=len(vals))
-    return pd.Categorical.from_codes(codes, dtype=_categories(tuple(seen)))
+    return Coded(codes, tuple(seen))
 
 
 @lru_cache(maxsize=1024)
-def _categories(values: tuple[str, ...]) -> pd.CategoricalDtype:
+def _categories(values: tuple[str, ...]) -> "pd.CategoricalDtype":
     """One dtype per set of categories (the same host, flags, ... in every benchmark of a file)."""
+    import pandas as pd
+
     return pd.CategoricalDtype(pd.Index(list(values), dtype=object))
+
+
+#: The date form pyperf writes (``datetime.isoformat(" ")`` of a naive local time), read by numpy;
+#: years kept well inside datetime64[ns]'s range. Anything else goes to :func:`parse_date` (pandas).
+_PLAIN_DATE = re.compile(r"(?:19|2[01])\d\d-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d{1,6})?")
+
+
+def _parse_date_fast(v: Any) -> Any:
+    """``parse_date(v)`` as ``np.datetime64[ns]`` for pyperf's plain form (the same instant: no
+    zone, no rounding), else ``parse_date(v)`` itself (a Timestamp, or its error)."""
+    if type(v) is str and _PLAIN_DATE.fullmatch(v):
+        try:
+            return np.datetime64(v.replace(" ", "T", 1), "ns")
+        except ValueError:  # (e.g. day 31 of a 30-day month: pandas' own message follows)
+            pass
+    return parse_date(v)
+
+
+def _date_column(vals: list[Any]) -> np.ndarray:
+    """Parsed dates (``np.datetime64`` from :func:`_parse_date_fast`, Timestamps, None) -> datetime64[ns]
+    array, NaT for None: what ``pd.to_datetime(pd.Series(vals, dtype=object), errors="coerce")``
+    gives; pandas itself only when some value is a Timestamp."""
+    if all(v is None or type(v) is np.datetime64 for v in vals):
+        return np.array([np.datetime64("NaT", "ns") if v is None else v for v in vals], dtype="datetime64[ns]")
+    import pandas as pd
+
+    return pd.to_datetime(pd.Series(vals, dtype=object), errors="coerce").to_numpy(dtype="datetime64[ns]")
 
 
 def _is_number(v: Any) -> bool:

@@ -86,7 +86,7 @@ class Trace(DisplayMixin):
         and analyses read the arrays through :meth:`column` (a runner file of thousands of
         benchmarks builds no frame)."""
         if isinstance(data, Mapping):
-            cols = dict(data)
+            cols = data if getattr(data, "lazy_columns", False) else dict(data)  # (columns built on demand)
             if "value" not in cols:
                 raise ValueError("Trace data needs a 'value' column")
             if "time" not in cols:
@@ -111,7 +111,7 @@ class Trace(DisplayMixin):
         if self._data is None:
             import pandas as pd
 
-            self._data = pd.DataFrame(self._cols)
+            self._data = pd.DataFrame(dict(self._cols))
         return self._data
 
     @property

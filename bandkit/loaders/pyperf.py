@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..trace import Trace
-from .runner_common import as_float, as_floats, build_runner_trace, read_json, reject_options, require
+from .runner_common import as_float, as_floats, build_runner_trace, flat_floats, read_json, reject_options, require
 from .source import Source
 
 _UNITS = {"second": "s", "byte": "B", "integer": ""}
@@ -52,10 +52,15 @@ def load_pyperf(source: Source, **options: Any) -> list[Trace]:
         const = {**suite_md, **bmd}
         name = str(const.get("name") or f"benchmark{bi + 1}")
         runs_in = require(bench, "runs", list, source, where)
-        runs: list[tuple[list[float], dict]] = []
+        runs: list[tuple[Any, dict]] = []
         warmups: list[list[Any]] = []
         calibration = 0
         numbers: list[int] = []
+        # every value of the benchmark converted in one go when all are plain numbers (else run by run,
+        # which names the bad item)
+        flat = flat_floats([run.get("values", run.get("samples")) or [] if isinstance(run, dict) else None
+                            for run in runs_in])
+        start = 0
         for ri, run in enumerate(runs_in):
             rw = f"{where}runs[{ri}]."
             if not isinstance(run, dict):
@@ -63,15 +68,19 @@ def load_pyperf(source: Source, **options: Any) -> list[Trace]:
             raw_vals = run.get("values", run.get("samples")) or []
             if not isinstance(raw_vals, list):
                 raise InputError(source.name, "expected a list", field=rw + "values")
-            vals = as_floats(raw_vals, source, f"{rw}values")
+            if flat is not None:
+                vals = flat[start:start + len(raw_vals)]
+                start += len(raw_vals)
+            else:
+                vals = as_floats(raw_vals, source, f"{rw}values")
             md = run.get("metadata") or {}
             if not isinstance(md, dict):
                 raise InputError(source.name, "expected an object", field=rw + "metadata")
-            run_no = ri + 1 if vals else None  # pyperf dump's numbering: calibration runs counted
+            run_no = ri + 1 if len(vals) else None  # pyperf dump's numbering: calibration runs counted
             inner = md.get("inner_loops", const.get("inner_loops", 1))
             for wi, w in enumerate(run.get("warmups") or []):
                 warmups.append([ri + 1, run_no, *_warmup(source, w, f"{rw}warmups[{wi}]", version, inner)])
-            if vals:
+            if len(vals):
                 runs.append((vals, md))
                 numbers.append(ri + 1)
             else:

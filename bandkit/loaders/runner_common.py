@@ -11,14 +11,14 @@ never in the rows, so analyses of ``trace.values`` only see measurements.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from itertools import chain
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .._json import jsonable as plain
 from ..errors import InputError
-from ..metadata import run_metadata_columns
+from ..metadata import Coded, run_metadata_arrays
 from ..trace import Trace, TraceMeta
 from .options import reject_options  # noqa: F401 (re-exported: the runner loaders import it from here)
 from .source import Source
@@ -94,6 +94,28 @@ def as_floats(values: list, source: Source, field: str, *, finite: bool = True) 
     return [as_float(v, source, f"{field}[{k}]", finite=finite) for k, v in enumerate(values)]
 
 
+_NUMBER_TYPES = frozenset((float, int))
+
+
+def flat_floats(lists: Sequence[Any]) -> np.ndarray | None:
+    """The measured values of several JSON lists (a benchmark's runs) as one float64 array, converted
+    in one go, when every item of every list is a JSON number :func:`as_floats` accepts; None when any
+    is not (or a list is not a list): then :func:`as_floats` per list finds and names the bad item."""
+    if not all(type(x) is list for x in lists):
+        return None
+    flat = list(chain.from_iterable(lists))
+    if not set(map(type, flat)) <= _NUMBER_TYPES:  # (bool, None, str: per-item path)
+        return None
+    try:
+        arr = np.array(flat, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    a = np.abs(arr)
+    if not bool(np.all((a == 0) | ((a >= MIN_ABS_VALUE) & (a <= MAX_ABS_VALUE)))):
+        return None
+    return arr
+
+
 def _json_type(v: Any) -> str:
     from .jsoninput import _type_name
 
@@ -126,34 +148,77 @@ def build_runner_trace(
         raise InputError(source.name, f"run {i + 1} of benchmark {name!r}: cannot parse metadata: {exc}",
                          field=key)
 
-    md = run_metadata_columns(merged, on_error=on_error)
+    md = run_metadata_arrays(merged, on_error=on_error)  # (parsed now: bad metadata is an error of the load)
     counts = np.array([len(v) for v, _ in runs], dtype=np.int64)
     numbers = np.arange(1, len(runs) + 1, dtype=np.int64) if run_numbers is None else \
         np.asarray(run_numbers, dtype=np.int64)
     run_no = np.repeat(numbers, counts)
-    vidx = np.concatenate([np.arange(c, dtype=np.int64) for c in counts]) if len(counts) else np.zeros(0, np.int64)
-    values = np.array([float(x) for v, _ in runs for x in v], dtype=np.float64)
+    n = int(counts.sum())
+    vidx = np.arange(n, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    values = np.concatenate([np.asarray(v, dtype=np.float64) for v, _ in runs]) if runs else np.zeros(0)
     run_time = np.full(len(runs), np.nan)
     if times is not None:
         run_time = np.asarray(times, dtype=np.float64)
     elif "date" in md and len(runs):
-        d = pd.Series(md["date"])
-        if d.notna().any():
-            first = d.dropna().min()
-            run_time = ((d - first).dt.total_seconds()).to_numpy(dtype=np.float64, na_value=np.nan)
-    # the run's metadata repeated onto each of its values; the Trace builds its frame only if asked
-    data: dict[str, Any] = {"time": np.repeat(run_time, counts), "run": run_no, "value_index": vidx,
-                            "value": values}
-    take = np.repeat(np.arange(len(runs)), counts)
-    for col, arr in md.items():
-        if col not in data:
-            data[col] = arr.take(take) if isinstance(arr, pd.Categorical) else arr[take]
+        run_time = _seconds_since_first(md["date"])
+    # the run's metadata repeated onto each of its values when a column is first read (compare reads none)
+    data = RunnerColumns({"time": np.repeat(run_time, counts), "run": run_no, "value_index": vidx,
+                          "value": values}, md, np.repeat(np.arange(len(runs)), counts))
     ex = {"values_per_run": plain(sorted(set(counts.tolist()))), "summary_only": False,
           "metadata": plain({k: v for k, v in const.items() if _is_plain_scalar(v)})}
     ex.update(extra or {})
     meta = TraceMeta(path=source.name, format=fmt, kind="runner", name=name, value_unit=value_unit,
                      sampling_hz=None, time_unit="s", extra=ex)
     return Trace(data, meta)
+
+
+def _seconds_since_first(d: np.ndarray) -> np.ndarray:
+    """Seconds of each datetime64[ns] since the earliest (NaN for NaT): pandas'
+    ``(s - s.min()).dt.total_seconds()`` (whole seconds and the residual divided separately, as
+    pandas 3 does; pandas itself beyond 2**53 ns, where it nudges results off whole seconds)."""
+    ok = ~np.isnat(d)
+    if not ok.any():
+        return np.full(len(d), np.nan)
+    ns = (d - d[ok].min()).view(np.int64)
+    if np.abs(ns[ok]).max() > 2 ** 53:
+        import pandas as pd
+
+        s = pd.Series(d)
+        return (s - s.dropna().min()).dt.total_seconds().to_numpy(dtype=np.float64, na_value=np.nan)
+    whole, residual = np.divmod(ns, 10 ** 9)
+    return np.where(ok, whole + residual / 10 ** 9, np.nan)
+
+
+class RunnerColumns(Mapping):
+    """The columns of a runner trace (a read-only mapping for :class:`~bandkit.Trace`): ``time``, ``run``,
+    ``value_index``, ``value`` as given, and each per-run metadata column repeated onto its run's values
+    (``pd.Categorical`` for strings) only when first read: ``bandkit compare`` reads none of them."""
+
+    lazy_columns = True  # (Trace keeps the mapping instead of copying it into a dict)
+
+    def __init__(self, core: dict[str, np.ndarray], per_run: Mapping[str, Any], take: np.ndarray):
+        self._core = core
+        self._per_run = {k: v for k, v in per_run.items() if k not in core}
+        self._take = take
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        a = self._core.get(name)
+        if a is None:
+            a = self._built.get(name)
+        if a is None:
+            src = self._per_run[name]
+            a = self._built[name] = src.take(self._take).to_pandas() if isinstance(src, Coded) else src[self._take]
+        return a
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._core or name in self._per_run
+
+    def __iter__(self) -> Iterator[str]:
+        return chain(self._core, self._per_run)
+
+    def __len__(self) -> int:
+        return len(self._core) + len(self._per_run)
 
 
 def summary_trace(source: Source, fmt: str, name: str, value: float, *, value_unit: str,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from .._lazy import pandas as pd  # (imported on first use: compare never uses it)
 
 from ..trace import Trace
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
+from .._lazy import pandas as pd  # (imported on first use: compare never uses it)
 
 from .._json import jsonable
 from .suspects import Suspect, candidate, category_codes, column_entry, numeric_dtype, rank_suspects

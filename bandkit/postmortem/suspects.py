@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from .._lazy import pandas as pd  # (imported on first use: compare never uses it)
 
 from ..metadata import metadata_unit
 from .distributions import ndtr

@@ -1,0 +1,162 @@
+"""The runner load and compare path without pandas (issue 17 / 15: `bandkit compare` of two 60-benchmark pyperf
+files): metadata parsed into numpy arrays and coded strings (the same columns as the pandas path), per-value
+metadata columns built only when read, values converted in one go per benchmark."""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bandkit
+from bandkit.loaders.runner_common import RunnerColumns, _seconds_since_first, as_floats, flat_floats
+from bandkit.loaders.source import Source
+from bandkit.metadata import Coded, parse_date, run_metadata_arrays, run_metadata_columns
+
+RUNNERS = Path(__file__).resolve().parent.parent / "data" / "runners"
+A = RUNNERS / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"
+B = RUNNERS / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz"
+PYPERF_FILES = [A, B, RUNNERS / "pyperf-tests_telco.json.gz"]
+
+
+def test_compare_imports_neither_pandas_nor_scipy_on_import_and_no_pandas_when_run():
+    """``import bandkit.compare`` pays for neither pandas nor scipy; loading two pyperf files and comparing
+    them never imports pandas and reads no per-value metadata column (none is built). (scipy.special and
+    scipy.ndimage still come with the post-mortem's ``classify`` when the verdicts are computed.)"""
+    code = ("import sys\n"
+            "import bandkit.compare\n"
+            "print(sorted(m for m in ('pandas', 'scipy') if m in sys.modules))\n"
+            "from bandkit.loaders import load_many\n"
+            f"a, b = load_many([{str(A)!r}]), load_many([{str(B)!r}])\n"
+            "print('pandas' in sys.modules)\n"
+            "c = bandkit.compare.compare(a, b)\n"
+            "c.to_text(); c.to_dict()\n"
+            "print('pandas' in sys.modules, len(c.benchmarks),\n"
+            "      sum(len(t.column_arrays._built) for t in a + b))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:3] == ["[]", "False", "False 59 0"], out
+
+
+def _records():
+    rng = np.random.default_rng(3)
+    recs = []
+    for i in range(40):
+        r = {"date": f"2020-06-05 16:{i // 60:02d}:{i % 60:02d}.{int(rng.integers(0, 10**6)):06d}",
+             "cpu_freq": rng.choice(["0-3=3300 MHz", "0,2=1200 MHz; 1,3=3300 MHz"]),
+             "host": rng.choice(["a", "b", "c"]), "loops": int(rng.integers(1, 4)), "tag": i % 7,
+             "numstr": str(rng.choice(["1.5", "2", "3e2"])), "lst": ["x", i % 2]}
+        if i % 5 == 0:
+            del r["host"]
+        if i % 9 == 0:
+            r["date"] = "2020-06-05T16:00:00+02:00"  # a zone: pandas parses it (UTC, then naive)
+        if i % 11 == 0:
+            r["boot_time"] = "2020-06-01 08:00:00"
+        if i % 13 == 0:
+            r["date"] = None
+        recs.append(r)
+    return recs
+
+
+def test_metadata_columns_equal_the_pandas_path():
+    """Dates read by numpy (pyperf's plain form) or by pandas (anything else) and strings coded without pandas
+    give the columns pandas gives: ``pd.to_datetime`` of the parsed Timestamps, ``pd.Categorical`` with the
+    categories in order of first appearance (object dtype)."""
+    recs = _records()
+    cols = run_metadata_columns(recs)
+    arrays = run_metadata_arrays(recs)
+    assert list(cols) == list(arrays)
+    for key in ("date", "boot_time"):
+        ref = pd.to_datetime(pd.Series([None if r.get(key) is None else parse_date(r[key]) for r in recs],
+                                       dtype=object), errors="coerce").to_numpy(dtype="datetime64[ns]")
+        assert cols[key].dtype == np.dtype("datetime64[ns]")
+        np.testing.assert_array_equal(cols[key], ref)
+    for key in ("host", "lst", "cpu_freq"):
+        strings = [None if r.get(key) is None else (",".join(map(str, r[key])) if isinstance(r[key], list)
+                                                    else str(r[key])) for r in recs]
+        ref = pd.Categorical(strings, categories=pd.Index(list(dict.fromkeys(s for s in strings if s)),
+                                                          dtype=object))
+        assert isinstance(arrays[key], Coded) and isinstance(cols[key], pd.Categorical)
+        assert cols[key].dtype == ref.dtype and cols[key].categories.dtype == object
+        assert list(cols[key].astype(object)) == list(ref.astype(object))
+    assert cols["numstr"].dtype == np.float64 and cols["tag"].dtype == np.float64
+    frame = bandkit.metadata.parse_run_metadata(recs)
+    assert list(frame.columns) == list(cols) and isinstance(frame["host"].dtype, pd.CategoricalDtype)
+
+
+@pytest.mark.parametrize("text", ["2020-02-30 00:00:00", "2020-06-05 24:00:00", "2100-02-29 10:00:00",
+                                  "1677-01-01 00:00:00", "2020-06-05 16:02:52.", "yesterday"])
+def test_dates_numpy_does_not_read_fail_or_parse_as_pandas(text):
+    """A date outside the plain form, or one numpy refuses, goes to pandas: the same value or the same error."""
+    from bandkit.metadata import _parse_date_fast
+
+    try:
+        ref = parse_date(text).to_datetime64()
+    except (ValueError, OverflowError) as exc:
+        with pytest.raises(type(exc)) as got:
+            _parse_date_fast(text)
+        assert str(got.value) == str(exc)
+    else:
+        assert np.datetime64(_parse_date_fast(text), "ns") == ref
+
+
+def test_seconds_since_first_equal_pandas_total_seconds():
+    base = np.datetime64("2020-06-05T16:02:52.637194", "ns")
+    rng = np.random.default_rng(5)
+    for span in (1e9, 3e14, 2e16):  # the last beyond 2**53 ns: pandas' own path
+        d = base + rng.integers(0, int(span), 50).astype("timedelta64[ns]")
+        d[[3, 17]] = np.datetime64("NaT")
+        s = pd.Series(d)
+        ref = (s - s.dropna().min()).dt.total_seconds().to_numpy(dtype=np.float64, na_value=np.nan)
+        got = _seconds_since_first(d)
+        assert np.array_equal(got, ref, equal_nan=True) and got.tobytes() == ref.tobytes()
+    assert np.isnan(_seconds_since_first(np.array(["NaT"] * 3, dtype="datetime64[ns]"))).all()
+
+
+def test_flat_floats_equal_as_floats_or_leave_the_error_to_it():
+    src = Source("x.json")
+    rng = np.random.default_rng(2)
+    lists = [[float(v) for v in rng.lognormal(-7, 2, int(rng.integers(0, 30)))] + [3, 2 ** 60 + 1]
+             for _ in range(20)]
+    got = flat_floats(lists)
+    ref = np.array([x for lst in lists for x in as_floats(lst, src, "v")], dtype=np.float64)
+    assert got.tobytes() == ref.tobytes()
+    for bad in ([1.0, True], [1.0, None], [1.0, "2"], [math.nan], [1e31], [1e-31], [10 ** 400]):
+        assert flat_floats([[1.0], bad]) is None
+    assert flat_floats([[1.0], (2.0,)]) is None and flat_floats([]).size == 0
+
+
+@pytest.mark.parametrize("path", PYPERF_FILES, ids=lambda p: p.name[:24])
+def test_runner_trace_columns_as_pandas_would_build_them(path):
+    """Every benchmark of the bundled pyperf files: values as the file's numbers, ``value_index`` the position in
+    the run, ``time`` seconds since the first run's date (pandas' total_seconds), metadata columns repeated onto
+    each value of their run; listed before any is built, built once, and the frame holds them all."""
+    doc = json.loads(gzip.open(path).read())
+    traces = bandkit.load(path)
+    traces = traces if isinstance(traces, list) else [traces]
+    for bench, t in zip(doc["benchmarks"], traces):
+        cols = t.column_arrays
+        assert isinstance(cols, RunnerColumns) and not cols._built
+        names = t.column_names
+        assert names[:4] == ["time", "run", "value_index", "value"] and "date" in names and not cols._built
+        runs = [r.get("values", r.get("samples")) for r in bench["runs"]]
+        runs = [v for v in runs if v]
+        assert t.column("value").tolist() == [float(v) for r in runs for v in r]
+        assert t.column("value_index").tolist() == [i for r in runs for i in range(len(r))]
+        frame = t.data
+        assert list(frame.columns) == names and len(cols._built) == len(names) - 4
+        d = frame["date"]
+        ref = (d - d.dropna().min()).dt.total_seconds().to_numpy(dtype=np.float64, na_value=np.nan)
+        assert frame["time"].to_numpy().tobytes() == ref.tobytes()
+        run_of_row = np.repeat(np.arange(len(runs)), [len(r) for r in runs])
+        for c in names[4:]:
+            a = cols[c]
+            if isinstance(a, pd.Categorical):
+                first = a.take(np.unique(run_of_row, return_index=True)[1])
+                assert list(a.astype(object)) == list(first.astype(object).take(run_of_row))
+            assert cols[c] is a  # (built once)
