@@ -286,19 +286,80 @@ class Coded:
 def run_metadata_arrays(
     records: Iterable[Mapping[str, Any]],
     *,
+    constant: Mapping[str, Any] | None = None,
     on_error: Callable[[int, str, Exception], None] | None = None,
 ) -> dict[str, Any]:
     """:func:`run_metadata_columns` without pandas: the same columns, with :class:`Coded` in place of
-    each ``pd.Categorical`` (pandas is imported only for a date this module does not read itself)."""
+    each ``pd.Categorical`` (pandas is imported only for a date this module does not read itself).
+
+    ``constant``: metadata shared by every record (a benchmark's and its suite's), merged under each
+    record (record keys win): the result is that of ``[{**constant, **r} for r in records]``, but a
+    constant key no record overrides is parsed once and its columns filled in one go."""
     records = list(records)
-    cols: dict[str, list[Any]] = {}
+    const = dict(constant or {})
+    if not const:
+        return _columns(records, on_error)
     n = len(records)
-    kinds: dict[str, str] = {}
-    # (key, value) -> [(column, parsed value)]: a file repeats most values run after run (host,
-    # versions, loops, the cpu_freq string of an idle machine); dates and unhashable values are parsed each time
-    memo: dict[tuple[str, Any], list[tuple[str, Any]]] = {}
+    if n == 0:
+        return {}
+    in_runs = set().union(*records)  # (the keys of every record)
+    pure = [k for k in const if k not in in_runs and const[k] is not None]
+    if n == 1 or not pure:
+        return _columns([{**const, **r} for r in records], on_error)
+    st = _ColumnState(n)
+    st.fill(0, {**const, **records[0]}.items(), on_error)
+    done = {k for k in pure if k not in st.failed}  # (parsed at record 0: the same value in every record)
+    fixed: dict[str, Any] = {}
+    writer: dict[str, int] = {}  # column -> position (in the constant keys) of the last one filling it
+    for p, k in enumerate(const):  # (in merged order: of two keys writing one column, the later wins)
+        if k not in done:
+            continue
+        for col, pv in st.hits[k]:
+            fixed[col] = pv
+            writer[col] = p
+    for col, pv in fixed.items():
+        vals = st.cols[col]
+        vals[1:] = [pv] * (n - 1)
+    st.uniform = {col: pv for col, pv in fixed.items() if st.cols[col][0] is pv}  # (one value in every record)
+    st.guard, st.position = writer, {k: p for p, k in enumerate(const)}
+    rest = [k for k in const if k not in done]
+    for i in range(1, n):
+        r = records[i]
+        items = [(k, r[k] if k in r else const[k]) for k in rest]
+        items.extend((k, v) for k, v in r.items() if k not in const)
+        st.fill(i, items, on_error)
+    return st.arrays()
+
+
+def _columns(records: list[Mapping[str, Any]], on_error) -> dict[str, Any]:
+    st = _ColumnState(len(records))
     for i, rec in enumerate(records):
-        for key, v in rec.items():
+        st.fill(i, rec.items(), on_error)
+    return st.arrays()
+
+
+class _ColumnState:
+    """The columns of :func:`run_metadata_arrays` as they fill, record by record."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.cols: dict[str, list[Any]] = {}
+        self.kinds: dict[str, str] = {}
+        # (key, type, value) -> [(column, parsed value)]: a file repeats most values run after run (host,
+        # versions, loops, the cpu_freq string of an idle machine); dates and unhashable values are parsed each time
+        self.memo: dict[tuple[str, Any, Any], list[tuple[str, Any]]] = {}
+        self.hits: dict[str, list[tuple[str, Any]]] = {}  # key -> its last parse (record 0's, for constants)
+        self.failed: set[str] = set()
+        # columns filled from constants -> position of their writer among the constant keys, and each key's:
+        # another key writes such a column only if it comes later in the merged record (as record by record)
+        self.guard: dict[str, int] = {}
+        self.position: dict[str, int] = {}
+        self.uniform: dict[str, Any] = {}  # column -> the one value it holds in every record
+
+    def fill(self, i: int, items: Iterable[tuple[str, Any]], on_error) -> None:
+        """Record ``i``'s (key, value) pairs in order."""
+        cols, memo, n, guard = self.cols, self.memo, self.n, self.guard
+        for key, v in items:
             if v is None:
                 continue
             mk = None if key in _DATE_KEYS else (key, type(v), v)  # (type: 1, 1.0 and True are equal keys)
@@ -308,45 +369,80 @@ def run_metadata_arrays(
                 hit = mk = None
             if hit is None:
                 try:
-                    hit = _parse_value(key, v, kinds)
+                    hit = _parse_value(key, v, self.kinds)
                 except (ValueError, TypeError, OverflowError) as exc:
-                    if key in _EXPANDERS:  # (its raw string is kept even when it does not parse)
-                        cols.setdefault(key, [None] * n)[i] = str(v)
+                    self.failed.add(key)
+                    if key in _EXPANDERS and self._writes(key, key):  # (its raw string is kept even when
+                        cols.setdefault(key, [None] * n)[i] = str(v)   # it does not parse)
                     if on_error is None:
                         raise ValueError(f"metadata {key!r}: {exc}") from None
                     on_error(i, key, exc)
                     continue
                 if mk is not None:
                     memo[mk] = hit
+            if i == 0:
+                self.hits[key] = hit
             for col, pv in hit:
+                if guard and col in guard and not self._writes(key, col):
+                    continue
                 vals = cols.get(col)
                 if vals is None:
                     vals = cols[col] = [None] * n
                 vals[i] = pv
-    out: dict[str, Any] = {}
-    for col, vals in cols.items():
-        kind = kinds.get(col, "auto")
-        if kind == "float":
-            out[col] = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
-        elif kind == "date":
-            out[col] = _date_column(vals)
-        else:
-            present = [v for v in vals if v is not None]
-            if present and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in present
-            ):
-                out[col] = np.array(
-                    [np.nan if v is None else float(v) for v in vals], dtype=np.float64
-                )
-            elif present and all(isinstance(v, (int, float, str)) for v in present) and all(
-                _is_number(v) for v in present
-            ):
-                out[col] = np.array(
-                    [np.nan if v is None else float(v) for v in vals], dtype=np.float64
-                )
-            else:  # repeated strings: categorical (small, cheap to repeat per value)
-                out[col] = _categorical([None if v is None else _to_str(v) for v in vals])
-    return out
+
+    def _writes(self, key: str, col: str) -> bool:
+        """Whether ``key`` writes ``col`` (a column filled from a constant key: only if ``key`` comes later)."""
+        p = self.guard.get(col)
+        if p is None:
+            return True
+        if self.position.get(key, len(self.position)) > p:
+            self.uniform.pop(col, None)
+            return True
+        return False
+
+    def arrays(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for col, vals in self.cols.items():
+            kind = self.kinds.get(col, "auto")
+            if col in self.uniform:
+                out[col] = self._uniform_column(kind, self.uniform[col])
+            elif kind == "float":
+                if set(map(type, vals)) <= _FLOAT_OR_NONE:  # (None -> NaN)
+                    out[col] = np.array(vals, dtype=np.float64)
+                else:
+                    out[col] = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
+            elif kind == "date":
+                out[col] = _date_column(vals)
+            else:
+                present = [v for v in vals if v is not None]
+                if present and all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) for v in present
+                ):
+                    out[col] = np.array(
+                        [np.nan if v is None else float(v) for v in vals], dtype=np.float64
+                    )
+                elif present and all(isinstance(v, (int, float, str)) for v in present) and all(
+                    _is_number(v) for v in present
+                ):
+                    out[col] = np.array(
+                        [np.nan if v is None else float(v) for v in vals], dtype=np.float64
+                    )
+                else:  # repeated strings: categorical (small, cheap to repeat per value)
+                    out[col] = _categorical([None if v is None else _to_str(v) for v in vals])
+        return out
+
+    def _uniform_column(self, kind: str, v: Any) -> Any:
+        """What :meth:`arrays` makes of ``n`` times the value ``v`` (not None), without the loops."""
+        n = self.n
+        if kind == "date":
+            return _date_column([v] * n)
+        if kind == "float" or (isinstance(v, (int, float)) and not isinstance(v, bool)) or (
+                isinstance(v, (int, float, str)) and _is_number(v)):
+            return np.full(n, float(v), dtype=np.float64)
+        return Coded(np.zeros(n, dtype=np.int64), (_to_str(v),))
+
+
+_FLOAT_OR_NONE = frozenset((float, type(None)))
 
 
 #: Keys parsed as dates (each run has its own: not memoised).

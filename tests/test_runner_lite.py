@@ -160,3 +160,69 @@ def test_runner_trace_columns_as_pandas_would_build_them(path):
                 first = a.take(np.unique(run_of_row, return_index=True)[1])
                 assert list(a.astype(object)) == list(first.astype(object).take(run_of_row))
             assert cols[c] is a  # (built once)
+
+
+def _same_columns(x: dict, y: dict) -> bool:
+    if list(x) != list(y):
+        return False
+    for c in x:
+        a, b = x[c], y[c]
+        if isinstance(a, Coded) or isinstance(b, Coded):
+            if not (isinstance(a, Coded) and isinstance(b, Coded) and a.categories == b.categories
+                    and a.codes.dtype == b.codes.dtype and np.array_equal(a.codes, b.codes)):
+                return False
+        elif a.dtype != b.dtype or a.tobytes() != b.tobytes():
+            return False
+    return True
+
+
+def test_constant_metadata_parsed_once_gives_the_merged_records_columns():
+    """``run_metadata_arrays(runs, constant=c)`` (a constant key no run overrides parsed once, its column filled
+    in one go) equals ``run_metadata_arrays([{**c, **r} for r in runs])``: names, order, dtypes, values, and the
+    same first error, on random records with overrides, None, colliding column names and bad values."""
+    rng = np.random.default_rng(11)
+    pool = {"host": ["a", "b", 3, None], "loops": [1, 2.0, "4", None], "cpu_freq": ["0-1=1000 MHz", "2=3 MHz", None],
+            "cpu_freq_mhz_min": [5.0, 7, None], "cpu_temp_c": [40, None], "cpu_temp": ["s=50 C", None],
+            "boot_time": ["2020-06-01 08:00:00", "2020-06-01T08:00:00+01:00", None],
+            "date": ["2020-06-05 16:02:52.5", None], "flag": [True, False, None], "lst": [["a", 1], None]}
+    bad = {"cpu_freq": "nonsense", "date": "not a date", "loops": "many"}
+    keys = list(pool)
+    checked = errors = 0
+    for trial in range(400):
+        ck = rng.choice(keys, size=int(rng.integers(0, len(keys))), replace=False)
+        const = {str(k): pool[k][int(rng.integers(0, len(pool[k])))] for k in ck}
+        runs = []
+        for _ in range(int(rng.integers(0, 6))):
+            rk = rng.choice(keys, size=int(rng.integers(0, 4)), replace=False)
+            runs.append({str(k): pool[k][int(rng.integers(0, len(pool[k])))] for k in rk})
+        if trial % 7 == 0 and runs:
+            k = str(rng.choice(list(bad)))
+            (const if trial % 2 else runs[int(rng.integers(0, len(runs)))])[k] = bad[k]
+        calls = []
+        try:
+            ref = run_metadata_arrays([{**const, **r} for r in runs], on_error=lambda i, k, e: calls.append((i, k)))
+        except ValueError as exc:  # (an on_error that returns: every bad value is reported)
+            raise AssertionError(exc) from None
+        calls_ref, calls = calls, []
+        got = run_metadata_arrays(runs, constant=const, on_error=lambda i, k, e: calls.append((i, k)))
+        assert _same_columns(got, ref), (const, runs)
+        assert sorted(calls) == sorted(calls_ref), (const, runs)
+        with pytest.raises(ValueError) if calls_ref else _no_error():
+            run_metadata_arrays(runs, constant=const)
+        if calls_ref:
+            with pytest.raises(ValueError) as e_ref:
+                run_metadata_arrays([{**const, **r} for r in runs])
+            with pytest.raises(ValueError) as e_got:
+                run_metadata_arrays(runs, constant=const)
+            assert str(e_got.value) == str(e_ref.value)
+            errors += 1
+        checked += bool(runs)
+    assert checked > 300 and errors > 20
+
+
+class _no_error:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

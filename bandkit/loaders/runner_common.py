@@ -142,13 +142,12 @@ def build_runner_trace(
     each run as the runner's own tools show it (default 1..n).
     """
     const = dict(constant_metadata or {})
-    merged = [{**const, **dict(md)} for _, md in runs]
 
     def on_error(i: int, key: str, exc: Exception) -> None:
         raise InputError(source.name, f"run {i + 1} of benchmark {name!r}: cannot parse metadata: {exc}",
                          field=key)
 
-    md = run_metadata_arrays(merged, on_error=on_error)  # (parsed now: bad metadata is an error of the load)
+    md = run_metadata_arrays([md for _, md in runs], constant=const, on_error=on_error)  # (parsed now: bad metadata is an error of the load)
     counts = np.array([len(v) for v, _ in runs], dtype=np.int64)
     numbers = np.arange(1, len(runs) + 1, dtype=np.int64) if run_numbers is None else \
         np.asarray(run_numbers, dtype=np.int64)
