@@ -226,3 +226,47 @@ class _no_error:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_plain_cpu_freq_strings_split_as_the_general_parser_reads_them(monkeypatch):
+    """pyperf's own ``cpu_freq`` form is read by splitting: the same {cpu: MHz} (order too) as the general
+    parser, and the same error for what that refuses (reversed or huge ranges, too many CPUs)."""
+    import re
+
+    import bandkit.metadata as md
+
+    rng = np.random.default_rng(4)
+    texts = ["1,3,5=3332 MHz; 13=1828 MHz", "0-3=1200.5 MHz", "3-1=5 MHz", "0-70000=1 MHz", "0-8192=2 MHz",
+             "0-4096=1 MHz; 4096-8192=2 MHz", "5=1 MHz; 5=2 MHz; 1=3 MHz", "007=10 MHz"]
+    for _ in range(300):
+        groups = []
+        for _ in range(int(rng.integers(1, 6))):
+            parts = [f"{a}-{a + int(rng.integers(0, 4))}" if rng.random() < 0.3 else str(a)
+                     for a in rng.integers(0, 40, int(rng.integers(1, 4)))]
+            groups.append(",".join(parts) + "=" + str(rng.choice([int(rng.integers(800, 4000)), 2674.5])) + " MHz")
+        texts.append("; ".join(groups))
+
+    def read(text):
+        try:
+            out = md.parse_cpu_freq(text)
+            return list(out.items())
+        except ValueError as exc:
+            return str(exc)
+
+    assert all(md._FREQ_PLAIN.fullmatch(t) for t in texts)
+    fast = [read(t) for t in texts]
+    monkeypatch.setattr(md, "_FREQ_PLAIN", re.compile(r"(?!)"))
+    general = [read(t) for t in texts]
+    assert fast == general
+    assert sum(isinstance(x, str) for x in fast) == 4 and fast[0] == [(1, 3332.0), (3, 3332.0), (5, 3332.0),
+                                                                         (13, 1828.0)]
+
+
+def test_mean_of_a_list_is_numpys_bit_for_bit():
+    from bandkit.metadata import _mean
+
+    rng = np.random.default_rng(9)
+    for t in range(4000):
+        n = int(rng.integers(1, 1500)) if t % 10 == 0 else int(rng.integers(1, 200))
+        v = (rng.lognormal(7, 1, n) if t % 2 else rng.integers(800, 4000, n) + rng.choice([0, 0.5, 1 / 3], n)).tolist()
+        assert _mean(v).hex() == float(np.mean(v)).hex(), (t, n)
