@@ -409,14 +409,14 @@ def run_metadata_arrays(
         items = [(k, r[k] if k in r else const[k]) for k in rest]
         items.extend((k, v) for k, v in r.items() if k not in const)
         st.fill(i, items, on_error)
-    return st.arrays()
+    return st.arrays(on_error)
 
 
 def _columns(records: list[Mapping[str, Any]], on_error) -> dict[str, Any]:
     st = _ColumnState(len(records))
     for i, rec in enumerate(records):
         st.fill(i, rec.items(), on_error)
-    return st.arrays()
+    return st.arrays(on_error)
 
 
 class _ColumnState:
@@ -481,17 +481,21 @@ class _ColumnState:
             return True
         return False
 
-    def arrays(self) -> dict[str, Any]:
+    def arrays(self, on_error=None) -> dict[str, Any]:
+        """The columns as arrays (see :func:`run_metadata_arrays`). A number column (a registry key's, or a
+        composite's expansion) that also received a value that is not a number (another key of the same
+        name) is a parse error of that row: ``on_error(row, column, exc)``, NaN if it returns."""
         out: dict[str, Any] = {}
         for col, vals in self.cols.items():
             kind = self.kinds.get(col, "auto")
             if col in self.uniform:
-                out[col] = self._uniform_column(kind, self.uniform[col])
+                out[col] = self._uniform_column(kind, self.uniform[col], col, on_error)
             elif kind == "float":
                 if set(map(type, vals)) <= _FLOAT_OR_NONE:  # (None -> NaN)
                     out[col] = np.array(vals, dtype=np.float64)
                 else:
-                    out[col] = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
+                    out[col] = np.array([_as_float(i, col, v, on_error) for i, v in enumerate(vals)],
+                                        dtype=np.float64)
             elif kind == "date":
                 out[col] = _date_column(vals)
             else:
@@ -512,18 +516,33 @@ class _ColumnState:
                     out[col] = _categorical([None if v is None else _to_str(v) for v in vals])
         return out
 
-    def _uniform_column(self, kind: str, v: Any) -> Any:
+    def _uniform_column(self, kind: str, v: Any, col: str, on_error) -> Any:
         """What :meth:`arrays` makes of ``n`` times the value ``v`` (not None), without the loops."""
         n = self.n
         if kind == "date":
             return _date_column([v] * n)
         if kind == "float" or (isinstance(v, (int, float)) and not isinstance(v, bool)) or (
                 isinstance(v, (int, float, str)) and _is_number(v)):
-            return np.full(n, float(v), dtype=np.float64)
+            try:
+                return np.full(n, float(v), dtype=np.float64)
+            except (TypeError, ValueError, OverflowError):
+                return np.array([_as_float(i, col, v, on_error) for i in range(n)], dtype=np.float64)
         return Coded(np.zeros(n, dtype=np.int64), (_to_str(v),))
 
 
 _FLOAT_OR_NONE = frozenset((float, type(None)))
+
+
+def _as_float(i: int, col: str, v: Any, on_error) -> float:
+    if v is None:
+        return math.nan
+    try:
+        return float(v)
+    except (TypeError, ValueError, OverflowError) as exc:
+        if on_error is None:
+            raise ValueError(f"metadata {col!r}: {exc}") from None
+        on_error(i, col, exc)
+        return math.nan
 
 
 #: Keys parsed as dates (each run has its own: not memoised).

@@ -182,12 +182,12 @@ def test_constant_metadata_parsed_once_gives_the_merged_records_columns():
     same first error, on random records with overrides, None, colliding column names and bad values."""
     rng = np.random.default_rng(11)
     pool = {"host": ["a", "b", 3, None], "loops": [1, 2.0, "4", None], "cpu_freq": ["0-1=1000 MHz", "2=3 MHz", None],
-            "cpu_freq_mhz_min": [5.0, 7, None], "cpu_temp_c": [40, None], "cpu_temp": ["s=50 C", None],
+            "cpu_freq_mhz_min": [5.0, 7, "x", None], "cpu_temp_c": [40, None], "cpu_temp": ["s=50 C", None],
             "boot_time": ["2020-06-01 08:00:00", "2020-06-01T08:00:00+01:00", None],
             "date": ["2020-06-05 16:02:52.5", None], "flag": [True, False, None], "lst": [["a", 1], None]}
     bad = {"cpu_freq": "nonsense", "date": "not a date", "loops": "many"}
     keys = list(pool)
-    checked = errors = 0
+    checked = errors = collided = 0
     for trial in range(400):
         ck = rng.choice(keys, size=int(rng.integers(0, len(keys))), replace=False)
         const = {str(k): pool[k][int(rng.integers(0, len(pool[k])))] for k in ck}
@@ -207,6 +207,7 @@ def test_constant_metadata_parsed_once_gives_the_merged_records_columns():
         got = run_metadata_arrays(runs, constant=const, on_error=lambda i, k, e: calls.append((i, k)))
         assert _same_columns(got, ref), (const, runs)
         assert sorted(calls) == sorted(calls_ref), (const, runs)
+        collided += any(k == "cpu_freq_mhz_min" for _, k in calls_ref)
         with pytest.raises(ValueError) if calls_ref else _no_error():
             run_metadata_arrays(runs, constant=const)
         if calls_ref:
@@ -217,7 +218,24 @@ def test_constant_metadata_parsed_once_gives_the_merged_records_columns():
             assert str(e_got.value) == str(e_ref.value)
             errors += 1
         checked += bool(runs)
-    assert checked > 300 and errors > 20
+    assert checked > 300 and errors > 20 and collided > 5
+
+
+def test_a_metadata_key_named_like_a_number_column_with_a_string_is_an_input_error(tmp_path):
+    """A run's ``cpu_freq_mhz_min: "x"`` next to another run's ``cpu_freq`` (whose expansion makes that column
+    numeric) was an internal error (ValueError traceback); now one line naming the run, benchmark and field."""
+    from bandkit.cli import main
+    from bandkit.errors import InputError
+
+    doc = {"version": "1.0", "metadata": {"name": "b"}, "benchmarks": [{"runs": [
+        {"metadata": {"cpu_freq": "0=1000 MHz"}, "values": [1.0]},
+        {"metadata": {"cpu_freq_mhz_min": "x"}, "values": [1.0]}]}]}
+    p = tmp_path / "m.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(InputError) as err:
+        bandkit.load(p)
+    assert err.value.field == "cpu_freq_mhz_min" and "run 2 of benchmark 'b'" in str(err.value)
+    assert main(["report", str(p), "-q", "-o", str(tmp_path / "r.txt")]) == 2
 
 
 class _no_error:
