@@ -27,8 +27,8 @@ PYPERF_FILES = [A, B, RUNNERS / "pyperf-tests_telco.json.gz"]
 
 def test_compare_imports_neither_pandas_nor_scipy_on_import_and_no_pandas_when_run():
     """``import bandkit.compare`` pays for neither pandas nor scipy; loading two pyperf files and comparing
-    them never imports pandas and reads no per-value metadata column (none is built). (scipy.special and
-    scipy.ndimage still come with the post-mortem's ``classify`` when the verdicts are computed.)"""
+    them never imports pandas and reads no per-value metadata column (none is built). (scipy.special still
+    comes with ``compare.welch_p``'s ``stdtr`` when the first p-value is computed.)"""
     code = ("import sys\n"
             "import bandkit.compare\n"
             "print(sorted(m for m in ('pandas', 'scipy') if m in sys.modules))\n"
