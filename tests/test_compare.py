@@ -100,8 +100,9 @@ def test_cli_compare_text_and_json(ab, tmp_path, capsys):
 
 
 def test_welch_p_is_scipys_ttest_ind():
-    """compare.welch_p (no scipy.stats import on the compare path): bit-equal to
-    scipy.stats.ttest_ind(equal_var=False) - rounded values, constant sides, unequal sizes."""
+    """compare.welch_p (no scipy import on the compare path): scipy.stats.ttest_ind(equal_var=False)
+    within 1e-12 relative (the t tail is distributions.t_sf, not scipy.special.stdtr) - rounded values,
+    constant sides, unequal sizes, and far tails (p down to 1e-300)."""
     import warnings
 
     import numpy as np
@@ -122,4 +123,8 @@ def test_welch_p_is_scipys_ttest_ind():
             warnings.simplefilter("ignore", RuntimeWarning)
             ref = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
         got = welch_p(a, b)
-        assert got == ref or (np.isnan(got) and np.isnan(ref))
+        assert got == pytest.approx(ref, rel=1e-12, abs=1e-300) or (np.isnan(got) and np.isnan(ref))
+    for shift in (0.0, 1e-9, 0.5, 3.0, 30.0):  # t from 0 to ~1e3, p from 1 to below 1e-300
+        a, b = rng.normal(0, 1, 40), rng.normal(shift, 1, 25)
+        ref = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+        assert welch_p(a, b) == pytest.approx(ref, rel=1e-12, abs=1e-300)
