@@ -85,6 +85,34 @@ def test_hang_watch_starts_when_the_mutant_is_built(tmp_path):
     assert info["mutate_s"] >= 0.0 and out.kind in ("ok", "refused")
 
 
+def test_hang_watch_leaves_out_the_harness_schema_check(tmp_path):
+    """benchmarks/fuzz.py's watch stops bandkit's clock while the harness parses and schema-checks the
+    report: ``on_checks(True)`` before that check and ``on_checks(False)`` after, once, between the
+    JSON report (bandkit's) and the text report (bandkit's), also when the check raises."""
+    events = []
+    real = fuzzkit.schema_errors
+
+    def spy(doc):
+        events.append("schema")
+        return real(doc)
+
+    fuzzkit.schema_errors = spy
+    try:
+        seed = fuzzkit.corpus()["asv"][0]
+        out = fuzzkit.run_target(seed, _mkdir(tmp_path / "a"), on_checks=lambda on: events.append(on))
+        assert out.kind == "ok" and events == [True, "schema", False] and out.info["checks_s"] >= 0.0
+
+        def broken(doc):
+            raise RuntimeError("checker broke")
+
+        events.clear()
+        fuzzkit.schema_errors = broken
+        out = fuzzkit.run_target(seed, _mkdir(tmp_path / "b"), on_checks=lambda on: events.append(on))
+        assert events == [True, False] and out.kind == "crash"
+    finally:
+        fuzzkit.schema_errors = real
+
+
 def _mkdir(p):
     p.mkdir()
     return p
