@@ -162,3 +162,27 @@ def test_nan_summary_values_are_batched_like_the_per_benchmark_path(tmp_path):
     assert any(tr.plain for tr in fast.traces)
     assert any(not math.isfinite(float(t.column_arrays["value"][0])) for t in traces if batch.batchable(t))
     _same(fast, slow)
+
+
+def test_more_benchmarks_than_the_limit_are_refused_in_one_line(tmp_path, capsys):
+    """bandkit.limits.MAX_BENCHMARKS: an input of more benchmarks is refused with one line naming the
+    file, the count and the option (asv: as soon as the count passes it; other formats after loading)."""
+    from bandkit import Limits
+    from bandkit.cli import main
+    from bandkit.errors import InputError
+    from bandkit.limits import MAX_BENCHMARKS
+
+    assert Limits().max_benchmarks == MAX_BENCHMARKS == 50_000
+    p = tmp_path / "many.json"
+    p.write_text(json.dumps(_asv_v2(1500)))
+    rc = main(["report", "-q", "--max-benchmarks", "1000", str(p)])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1
+    assert err.startswith(f"bandkit: error: {p}: at least 1,001 benchmarks, more than the limit of 1,000") \
+        and "--max-benchmarks" in err
+    assert main(["report", "-q", "--max-benchmarks", "1500", "-f", "json", "-o", str(tmp_path / "r.json"), str(p)]) == 0
+    assert len(json.loads((tmp_path / "r.json").read_text())["traces"]) == 1500
+    src = DATA / "runners" / "bpfilter_005d041.json"  # (pyperf: checked after loading)
+    n = len(load_traces(str(src)))
+    with pytest.raises(InputError, match=f"{n:,} benchmarks, more than the limit of {n - 1:,}"):
+        load_traces(str(src), limits=Limits(max_benchmarks=n - 1))

@@ -19,7 +19,7 @@ from ..trace import Trace
 from .runner_common import (as_float, as_floats, build_runner_trace, plain_metadata_of, read_json, reject_options,
                             summary_trace)
 from .summary_stats import summary_stats
-from .source import Source
+from .source import Source, check_benchmarks
 
 
 #: asv stats key -> summary_stats key (v1 dict keys; v2 columns are ``stats_<key>``).
@@ -67,6 +67,7 @@ def load_asv(source: Source, **options: Any) -> list[Trace]:
             continue
         try:
             traces.extend(_benchmark(source, name, entry, columns, version, const, plain_const))
+            check_benchmarks(source, len(traces), at_least=True)  # (before building the rest)
         except (TypeError, ValueError, IndexError, AttributeError, KeyError) as exc:  # shapes the schema allows
             raise InputError(source.name, f"malformed result ({type(exc).__name__}: {exc})",
                              field=f"results.{name}") from None
