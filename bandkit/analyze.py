@@ -8,10 +8,14 @@ fields go to the top level of the report. Sections are imported only when they r
 from __future__ import annotations
 
 import gc
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+import numpy as np
+
+from ._gc import paused
 from ._json import dumps, jsonable
 from ._version import __version__
 from .display import DisplayMixin, render
@@ -49,6 +53,8 @@ class TraceReport(DisplayMixin):
     trace: Trace
     index: int
     sections: tuple[SectionResult, ...]
+    #: The sections' fields hold plain JSON values only (the summary-only batch): no jsonable pass.
+    plain: bool = field(default=False, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return (f"<TraceReport #{self.index} {self.trace!r}: sections {', '.join(s.name for s in self.sections)}; "
@@ -82,7 +88,7 @@ class TraceReport(DisplayMixin):
             entry.update({"kernel": m.kernel, "cpu_model": m.cpu_model})
         for s in self.sections:
             entry.update(s.fields)
-        return jsonable(entry)
+        return entry if self.plain else jsonable(entry)
 
 
 @dataclass(frozen=True)
@@ -190,13 +196,15 @@ def _analyze(traces, options: AnalysisOptions, progress) -> Report:
     if isinstance(traces, Trace):
         traces = [traces]
     traces = list(traces)
-    steps = [(i, sec) for i, t in enumerate(traces) for sec in _trace_sections(t, options)]
     done: dict[int, list[SectionResult]] = {i: [] for i in range(len(traces))}
+    batched = _summary_only_batch(traces, options, done)
+    steps = [(i, sec) for i, t in enumerate(traces) if i not in batched for sec in _trace_sections(t, options)]
     for i, sec in (progress(steps) if progress else steps):
         s = _run(sec, traces[i], options)
         if s is not None:
             done[i].append(s)
-    reports = tuple(TraceReport(t, i, tuple(done[i])) for i, t in enumerate(traces))
+    with paused():  # (no cycles made here; 63,000 reports set off full collections of all results)
+        reports = tuple(TraceReport(t, i, tuple(done[i]), i in batched) for i, t in enumerate(traces))
     cross = []
     for sec in SECTIONS.values():
         if not sec.cross or sec.name in options.skip:
@@ -209,6 +217,41 @@ def _analyze(traces, options: AnalysisOptions, progress) -> Report:
         if s is not None:
             cross.append(s)
     return Report(reports, tuple(cross), options)
+
+
+#: Summary-only runner traces analysed in one pass (:mod:`bandkit.postmortem.batch`) when a report holds
+#: at least this many (the first one still runs through the sections one by one, checking the options).
+BATCH_MIN = 2
+
+
+def _summary_only_batch(traces: list[Trace], options: AnalysisOptions, done: dict[int, list[SectionResult]]) -> set[int]:
+    """Analyse the summary-only one-row runner traces in one pass (an asv file can hold 60,000 such
+    benchmarks; their sections depend on the row and the metadata only); their results go to ``done``.
+    The indices analysed; the first such trace, analysed one section at a time, is left to the caller."""
+    runner = [SECTIONS[name] for name in TRACE_SECTIONS.get("runner", ()) if name not in options.skip]
+    if sum(t.kind == "runner" for t in traces) < BATCH_MIN or not runner:
+        return set()
+    from .postmortem import batch
+
+    if any(batch.SECTIONS.get(sec.name) != sec.run for sec in runner):
+        return set()
+    idx = [i for i, t in enumerate(traces) if t.kind == "runner" and batch.batchable(t)][1:]
+    if len(idx) < BATCH_MIN:
+        return set()
+    ts = [traces[i] for i in idx]
+    values = np.fromiter((t.column_arrays["value"][0] for t in ts), dtype=np.float64, count=len(ts))
+    with paused():  # (no reference cycles made here)
+        stats = [jsonable(t.meta.extra.get("summary_stats")) for t in ts]
+        names = [sec.name for sec in runner]
+        if "summary" in names:
+            from .summary import summary_only_section
+
+            heads = [v if math.isfinite(v) else None for v in values.tolist()]
+            summaries = [summary_only_section(t.meta.value_unit, st, h) for t, st, h in zip(ts, stats, heads)]
+        pms = batch.summary_only_postmortems(ts, values, stats) if "postmortem" in names else None
+        for k, i in enumerate(idx):
+            done[i].extend(summaries[k] if name == "summary" else pms[k] for name in names)
+    return set(idx)
 
 
 def report(*paths, format: str | None = None, options: AnalysisOptions | None = None, **load_options) -> Report:

@@ -90,6 +90,8 @@ def _add_limit_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-columns", type=_positive_int, metavar="N", help="columns of such a table (default 256)")
     g.add_argument("--max-quanta", type=_positive_int, metavar="N",
                    help="sampling periods an FTQ trace may span (default: 16x its rows, at least 20,000,000)")
+    g.add_argument("--max-benchmarks", type=_positive_int, metavar="N",
+                   help="benchmarks (traces) one input may hold (default 50,000; each costs ~0.1 ms)")
 
 
 def _limits(args):
@@ -99,7 +101,8 @@ def _limits(args):
     given = {"max_input_bytes": getattr(args, "max_input_size", None),
              "max_line_bytes": getattr(args, "max_line_length", None),
              "max_columns": getattr(args, "max_columns", None),
-             "max_quanta": getattr(args, "max_quanta", None)}
+             "max_quanta": getattr(args, "max_quanta", None),
+             "max_benchmarks": getattr(args, "max_benchmarks", None)}
     return Limits().replace(**given) if any(v is not None for v in given.values()) else None
 
 

@@ -21,6 +21,14 @@ GZIP_RATIO = 32
 GZIP_FLOOR = 16 * MiB
 #: Bytes read from a stream (stdin, pipe, FIFO, device) when ``max_input_bytes`` is not set.
 STREAM_DEFAULT = 2 * GiB
+#: Benchmarks (traces) one input may hold by default. Each costs ~0.1 ms of CPU even when it holds one
+#: summary value (load, analysis, one report; measured on asv files of 5,000-63,560 one-value
+#: benchmarks, benchmarks/many_benchmarks.py, RESULTS_fuzz.md): 60,000 take ~6 s on the shared
+#: 2-core machine. Real result files hold far fewer (at most 198 in the project's 39 shared runner
+#: files; a whole asv suite of a large project, its parameter combinations included, some
+#: thousands): more is a generated or corrupt file (the fuzz mutants asv:36270, asv:48827: a
+#: parameter list expanded into 63,000 one-value benchmarks).
+MAX_BENCHMARKS = 50_000
 #: Grid slots (sampling periods) an FTQ trace may span per row, and at least, by default.
 QUANTA_PER_ROW = 16
 QUANTA_FLOOR = 20_000_000
@@ -40,12 +48,15 @@ class Limits:
     - ``max_quanta``: sampling periods an FTQ trace may span from its first to its last time
       (default: 16 x its rows, at least 20,000,000): a longer span is a corrupt time column, not
       a stall (FTQ writes a row for every period, even those it lost).
+    - ``max_benchmarks``: benchmarks (traces) one input may hold, default 50,000 (each costs ~0.1 ms
+      of CPU even when it holds one value: ~5 s at the default).
     """
 
     max_input_bytes: int | None = None
     max_line_bytes: int = 64 * KiB
     max_columns: int = 256
     max_quanta: int | None = None
+    max_benchmarks: int = MAX_BENCHMARKS
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

@@ -165,15 +165,8 @@ def value_stats(trace: Trace) -> dict[str, Any]:
     :class:`RunnerSummary`)."""
     ex = trace.meta.extra
     if ex.get("summary_only"):
-        st = ex.get("summary_stats") or {}
         v = trace.values
-        head = _float(v[0]) if len(v) else None
-        out = {"source": "file", "unit": trace.meta.value_unit, "n": st.get("n"), "runs": None,
-               "mean": _float(st.get("mean")), "stddev": _float(st.get("stddev")),
-               "median": _float(st.get("median")), "min": _float(st.get("min")), "max": _float(st.get("max"))}
-        if out["mean"] is None and out["median"] is None and head is not None:
-            out[st.get("statistic") if st.get("statistic") in ("mean", "median") else "mean"] = head
-        return out
+        return file_value_stats(trace.meta.value_unit, ex.get("summary_stats"), _float(v[0]) if len(v) else None)
     v = trace.values
     v = v[np.isfinite(v)]
     runs = _n_distinct(trace.column("run", samples=True)) if trace.has_column("run") else int(v.size)
@@ -183,6 +176,28 @@ def value_stats(trace: Trace) -> dict[str, Any]:
     return {"source": "values", "unit": trace.meta.value_unit, "n": int(v.size), "runs": runs, "mean": float(np.mean(v)),
             "stddev": float(np.std(v, ddof=1)) if v.size > 1 else None, "median": float(np.median(v)),
             "min": float(np.min(v)), "max": float(np.max(v))}
+
+
+def file_value_stats(unit: str, summary_stats: Mapping[str, Any] | None, head: float | None) -> dict[str, Any]:
+    """``value_stats`` of a summary-only trace: the statistics its file states (``summary_stats``);
+    ``head``, the trace's one value (finite or None), stands for its headline statistic when the
+    file states neither a mean nor a median."""
+    st = summary_stats or {}
+    out = {"source": "file", "unit": unit, "n": st.get("n"), "runs": None,
+           "mean": _float(st.get("mean")), "stddev": _float(st.get("stddev")),
+           "median": _float(st.get("median")), "min": _float(st.get("min")), "max": _float(st.get("max"))}
+    if out["mean"] is None and out["median"] is None and head is not None:
+        out[st.get("statistic") if st.get("statistic") in ("mean", "median") else "mean"] = head
+    return out
+
+
+def summary_only_section(unit: str, summary_stats: Mapping[str, Any] | None, head: float | None):
+    """:func:`runner_section` of a summary-only trace (see :func:`file_value_stats`), from its parts:
+    what :func:`bandkit.analyze.analyze` builds for thousands of such benchmarks in one pass."""
+    from .section import SectionResult
+
+    s = RunnerSummary(file_value_stats(unit, summary_stats, head), None)
+    return SectionResult("summary", s.to_dict(), s)
 
 
 def _n_distinct(a) -> int:

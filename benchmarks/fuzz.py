@@ -7,9 +7,12 @@ Every 10th runner mutant (``--compare-every``) is also compared with its seed.
 Worker processes run chunks of mutant indices; the parent watches each mutant:
 
 - hang: a mutant on which bandkit uses more than ``--hang-cpu`` CPU seconds (default 10; CPU, not
-  wall time, because the machine is shared) or ``--hang-wall`` wall seconds is killed and recorded;
-  the clock starts when the mutant is built (time spent in the mutators is the harness's, counted
-  apart as ``slow_mutator`` when above 10 s);
+  wall time, because the machine is shared) or ``--hang-wall`` wall seconds is killed and recorded
+  with bandkit's CPU time (``cpu_s``) and the harness's (``harness_s``). Only bandkit is timed: the
+  clock starts when the mutant is built (time spent in the mutators is the harness's, counted apart
+  as ``slow_mutator`` when above 10 s) and stops while the harness parses and schema-checks the
+  JSON report (``fuzzkit.run_target(on_checks=...)``; 8 s of the 18 s an asv file of 63,226
+  benchmarks took). Each record also holds its slowest mutant (``slowest``: index, bandkit CPU s);
 - memory: workers run under ``RLIMIT_AS`` (``--max-gb``, default 4: the libraries alone map
   ~1.5 GB of address space) so a runaway allocation fails instead of taking the machine; their peak
   resident set is read after every mutant and one above ``--rss-gb`` (default 2) is recorded.
@@ -53,9 +56,18 @@ def _cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+#: Shared state per worker: index in progress (-1: none timed), its start time, the worker's CPU
+#: seconds then (``time.process_time``, the clock /proc reports in ticks), CPU seconds of the
+#: harness's own checks since, 1 while such a check runs.
+STATE = 5
+_IDX, _T0, _CPU0, _HARNESS, _IN_CHECK = range(STATE)
+
+
 def _worker(tasks, results, slot, state, max_gb: float, rss_gb: float, flush: int, args_compare_every: int) -> None:
-    """Run tasks (fmt, start, stop); post a record every ``flush`` mutants. ``state[slot]`` = index in
-    progress (-1 idle), ``state[slot + 1]`` = its start time."""
+    """Run tasks (fmt, start, stop); post a record every ``flush`` mutants. ``state[slot + _IDX]`` =
+    index in progress (-1 idle), ``state[slot + _T0]`` = its start time, ``state[slot + _HARNESS]`` =
+    CPU seconds the harness's checks took since (not bandkit's), ``state[slot + _IN_CHECK]`` = 1
+    during such a check; ``state[slot + _CPU0]``: the worker's CPU seconds at the start."""
     if max_gb > 0:
         lim = int(max_gb * 2 ** 30)
         resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
@@ -78,23 +90,41 @@ def _worker(tasks, results, slot, state, max_gb: float, rss_gb: float, flush: in
         counts: Counter = Counter()
         fails = []
         t0, c0 = time.time(), time.process_time()
+        slowest = [-1, 0.0]
         for i in range(start, stop):
-            state[slot] = -1  # building the mutant: not timed (the watch times bandkit only)
+            state[slot + _IDX] = -1  # building the mutant: not timed (the watch times bandkit only)
+            timer = {}
 
-            def _target_starts(i=i):
-                state[slot + 1] = time.time()
-                state[slot] = i
+            def _target_starts(i=i, timer=timer):
+                state[slot + _HARNESS] = 0.0
+                state[slot + _IN_CHECK] = 0.0
+                state[slot + _T0] = time.time()
+                timer["cpu"] = state[slot + _CPU0] = time.process_time()
+                state[slot + _IDX] = i
+
+            def _checks(running: bool, timer=timer):
+                if running:
+                    timer["check"] = time.process_time()
+                    state[slot + _IN_CHECK] = 1.0
+                else:  # (the total first, then the flag: the watch never sees the check's CPU as bandkit's)
+                    state[slot + _HARNESS] += time.process_time() - timer.pop("check")
+                    state[slot + _IN_CHECK] = 0.0
             kw = {}
             if fmt not in ("ftq", "ftq-2009", "ftq-mpi") and i % args_compare_every == 0:
                 if fmt not in seeds:
                     seeds[fmt] = fuzzkit.write_seed(corpus[fmt][0], Path(tempfile.mkdtemp(dir=workdir)))
                 kw["compare_with"] = seeds[fmt]
             try:
-                out, info = fuzzkit.run_mutant(fmt, i, corpus, workdir, on_target=_target_starts, **kw)
+                out, info = fuzzkit.run_mutant(fmt, i, corpus, workdir, on_target=_target_starts, on_checks=_checks,
+                                               **kw)
             except Exception as exc:  # noqa: BLE001 - a bug of the harness itself, kept apart from bandkit's
                 out = fuzzkit.Outcome("harness", f"{type(exc).__name__}: {exc}"[:300], "harness error")
                 info = {"ops": [], "seed": "?", "size": 0}
             counts[out.kind] += 1
+            if "cpu" in timer:
+                took = time.process_time() - timer["cpu"] - state[slot + _HARNESS]
+                if took > slowest[1]:
+                    slowest = [i, round(took, 3)]
             if info.get("mutate_s", 0.0) > 10.0:  # the harness's own slowness, kept apart from bandkit's
                 counts["slow_mutator"] += 1
             if out.kind in fuzzkit.FAILURES or out.kind == "harness":
@@ -108,10 +138,12 @@ def _worker(tasks, results, slot, state, max_gb: float, rss_gb: float, flush: in
                               "seed": info["seed"], "size": info["size"]})
                 counts["rss"] += 1
             if over or i + 1 == stop or (i + 1 - lo) >= flush:
-                state[slot] = -1
+                state[slot + _IDX] = -1
                 results.put({"fmt": fmt, "start": lo, "stop": i + 1, "counts": dict(counts), "fails": fails,
-                             "cpu_s": time.process_time() - c0, "wall_s": time.time() - t0, "max_rss_gb": rss})
+                             "cpu_s": time.process_time() - c0, "wall_s": time.time() - t0, "max_rss_gb": rss,
+                             "slowest": slowest})
                 lo, counts, fails, t0, c0 = i + 1, Counter(), [], time.time(), time.process_time()
+                slowest = [-1, 0.0]
             if over:  # the high-water mark cannot be reset: the parent starts a fresh worker
                 if i + 1 < stop:
                     tasks.put((fmt, i + 1, stop))
@@ -138,14 +170,14 @@ def run(args) -> None:
     print(f"{len(pending)} chunks, {total} mutants to run", flush=True)
     ctx = mp.get_context("fork")
     tasks, results = ctx.Queue(), ctx.Queue()
-    state = ctx.Array("d", 2 * args.workers)
+    state = ctx.Array("d", STATE * args.workers)
     for t in pending:
         tasks.put(t)
     workers: dict[int, list] = {}  # k -> [process, timed index, CPU at its start, current task]
 
     def start(k: int) -> None:
-        state[2 * k] = -1
-        p = ctx.Process(target=_worker, args=(tasks, results, 2 * k, state, args.max_gb, args.rss_gb, args.flush,
+        state[STATE * k + _IDX] = -1
+        p = ctx.Process(target=_worker, args=(tasks, results, STATE * k, state, args.max_gb, args.rss_gb, args.flush,
                                               args.compare_every), daemon=True)
         p.start()
         workers[k] = [p, None, 0.0, None]
@@ -159,7 +191,7 @@ def run(args) -> None:
             try:
                 r = results.get(timeout=0.5)
                 if r.get("event") == "task":
-                    workers[r["slot"] // 2][3] = (r["fmt"], r["start"], r["stop"])
+                    workers[r["slot"] // STATE][3] = (r["fmt"], r["start"], r["stop"])
                     flushed[r["slot"]] = r["start"]
                     continue
                 fh.write(json.dumps(r) + "\n")
@@ -167,7 +199,7 @@ def run(args) -> None:
                 covered += r["stop"] - r["start"]
                 for k, w in workers.items():
                     if w[3] and w[3][0] == r["fmt"] and w[3][1] <= r["start"] < w[3][2]:
-                        flushed[2 * k] = r["stop"]
+                        flushed[STATE * k] = r["stop"]
                 print(f"{r['fmt']:>16} {r['start']:>7}-{r['stop']:<7} {r['counts']} {r['cpu_s']:.0f} s cpu "
                       f"{len(r['fails'])} failures [{covered}/{total}]", flush=True)
             except queue.Empty:
@@ -177,32 +209,39 @@ def run(args) -> None:
                 if not p.is_alive():  # died on its own (not a hang kill): its unrecorded mutants go back
                     if task is not None:
                         fmt, _, stop = task
-                        lo = flushed.get(2 * k, task[1])
+                        lo = flushed.get(STATE * k, task[1])
                         if lo < stop:
                             tasks.put((fmt, lo, stop))
                             print(f"worker died: {fmt} {lo}-{stop} requeued", flush=True)
                     start(k)
                     continue
-                idx = int(state[2 * k])
+                base = STATE * k
+                idx = int(state[base + _IDX])
                 if idx < 0:
                     w[1] = None
                     continue
                 cpu = _cpu_seconds(p.pid)
                 if timed != idx:
-                    w[1], w[2] = idx, cpu
+                    w[1], w[2] = idx, state[base + _CPU0]
                     continue
-                if cpu - cpu0 > args.hang_cpu or time.time() - state[2 * k + 1] > args.hang_wall:
+                checking = state[base + _IN_CHECK] > 0  # (the flag first: the total is final when it is 0)
+                harness = state[base + _HARNESS]
+                bandkit = cpu - cpu0 - harness  # since the mutant was built, less the harness's checks
+                if (not checking and bandkit > args.hang_cpu) or time.time() - state[base + _T0] > args.hang_wall:
                     p.kill()
                     p.join()
                     fmt, _, stop = task
+                    sig = f"> {args.hang_cpu:g} s CPU" if bandkit > args.hang_cpu else f"> {args.hang_wall:g} s wall"
                     rec = {"fmt": fmt, "start": idx, "stop": idx + 1, "counts": {"hang": 1},
-                           "fails": [{"index": idx, "kind": "hang", "signature": f"> {args.hang_cpu:g} s CPU",
-                                      "cpu_s": cpu - cpu0}], "cpu_s": cpu - cpu0, "wall_s": 0, "max_rss_gb": 0}
+                           "fails": [{"index": idx, "kind": "hang", "signature": sig, "cpu_s": bandkit,
+                                      "harness_s": cpu - cpu0 - bandkit}],
+                           "cpu_s": cpu - cpu0, "wall_s": 0, "max_rss_gb": 0}
                     fh.write(json.dumps(rec) + "\n")
                     fh.flush()
                     covered += 1
-                    print(f"HANG {fmt} {idx}", flush=True)
-                    lo = flushed.get(2 * k, idx)
+                    print(f"HANG {fmt} {idx} (bandkit {bandkit:.1f} s CPU, harness {cpu - cpu0 - bandkit:.1f} s)",
+                          flush=True)
+                    lo = flushed.get(STATE * k, idx)
                     if lo < idx:  # mutants run but not yet recorded: run them again
                         tasks.put((fmt, lo, idx))
                     if idx + 1 < stop:

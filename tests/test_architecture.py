@@ -10,7 +10,7 @@ PKG = Path(__file__).resolve().parent.parent / "bandkit"
 
 #: Floors, lowest first: (floor name, module prefixes on it). A module belongs to the longest prefix.
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
-    ("ground", ("bandkit._version", "bandkit.errors", "bandkit._json", "bandkit._lazy", "bandkit.robust", "bandkit.metadata",
+    ("ground", ("bandkit._version", "bandkit.errors", "bandkit._json", "bandkit._lazy", "bandkit._gc", "bandkit.robust", "bandkit.metadata",
                 "bandkit.peaks1d", "bandkit.filters1d", "bandkit.findings", "bandkit.section", "bandkit.display", "bandkit.trace",
                 "bandkit.stalls", "bandkit.schema", "bandkit.limits", "bandkit._numba")),
     ("loaders and analyses", ("bandkit.loaders", "bandkit.summary", "bandkit.bands", "bandkit.changepoints",

@@ -16,9 +16,10 @@ from typing import Any
 
 from ..errors import InputError
 from ..trace import Trace
-from .runner_common import as_float, as_floats, build_runner_trace, read_json, reject_options, summary_trace
+from .runner_common import (as_float, as_floats, build_runner_trace, plain_metadata_of, read_json, reject_options,
+                            summary_trace)
 from .summary_stats import summary_stats
-from .source import Source
+from .source import Source, check_benchmarks
 
 
 #: asv stats key -> summary_stats key (v1 dict keys; v2 columns are ``stats_<key>``).
@@ -60,11 +61,13 @@ def load_asv(source: Source, **options: Any) -> list[Trace]:
         if isinstance(v, (str, int, float)):
             const[f"params.{k}"] = v
     traces: list[Trace] = []
+    plain_const = plain_metadata_of(const)  # (once: every summary-only benchmark of the file shares it)
     for name, entry in results.items():
         if entry is None:
             continue
         try:
-            traces.extend(_benchmark(source, name, entry, columns, version, const))
+            traces.extend(_benchmark(source, name, entry, columns, version, const, plain_const))
+            check_benchmarks(source, len(traces), at_least=True)  # (before building the rest)
         except (TypeError, ValueError, IndexError, AttributeError, KeyError) as exc:  # shapes the schema allows
             raise InputError(source.name, f"malformed result ({type(exc).__name__}: {exc})",
                              field=f"results.{name}") from None
@@ -73,7 +76,7 @@ def load_asv(source: Source, **options: Any) -> list[Trace]:
     return traces
 
 
-def _benchmark(source: Source, name: str, entry: Any, columns, version, const) -> list[Trace]:
+def _benchmark(source: Source, name: str, entry: Any, columns, version, const, plain_const) -> list[Trace]:
     """Traces of one benchmark entry (one per parameter combination)."""
     where = f"results.{name}"
     if columns is not None:  # v2
@@ -126,6 +129,7 @@ def _benchmark(source: Source, name: str, entry: Any, columns, version, const) -
                                              extra={"stats": st, "asv_version": version, "summary_stats": summ}))
         elif res is not None and math.isfinite(float(res)):
             traces.append(summary_trace(source, "asv", label, as_float(res, source, f"{where}.result[{i}]", finite=True),
-                                        value_unit=unit, stats=st, metadata=const, summary_stats=summ,
+                                        value_unit=unit, stats=st, metadata=const, plain_metadata=plain_const,
+                                        summary_stats=summ,
                                         reason="asv stored only summary statistics (no --record-samples)"))
     return traces

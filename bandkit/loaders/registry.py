@@ -13,7 +13,7 @@ from ..errors import InputError, UsageError
 from ..limits import Limits
 from ..section import resolve
 from ..trace import Trace
-from .source import PathOrFile, Source
+from .source import PathOrFile, Source, check_benchmarks
 
 FORMATS: dict[str, str] = {
     "ftq": "bandkit.loaders.ftq:load_ftq",
@@ -160,6 +160,7 @@ def load_traces(path_or_file: PathOrFile, format: str | None = None, limits: Lim
     traces = loader(source, **options)
     if not traces:
         raise InputError(source.name, "no traces found in file")
+    check_benchmarks(source, len(traces))
     return traces
 
 

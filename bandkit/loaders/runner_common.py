@@ -164,7 +164,7 @@ def build_runner_trace(
     data = RunnerColumns({"time": np.repeat(run_time, counts), "run": run_no, "value_index": vidx,
                           "value": values}, md, np.repeat(np.arange(len(runs)), counts))
     ex = {"values_per_run": plain(sorted(set(counts.tolist()))), "summary_only": False,
-          "metadata": plain({k: v for k, v in const.items() if _is_plain_scalar(v)})}
+          "metadata": plain_metadata_of(const)}
     ex.update(extra or {})
     meta = TraceMeta(path=source.name, format=fmt, kind="runner", name=name, value_unit=value_unit,
                      sampling_hz=None, time_unit="s", extra=ex)
@@ -223,19 +223,28 @@ class RunnerColumns(Mapping):
 def summary_trace(source: Source, fmt: str, name: str, value: float, *, value_unit: str,
                   stats: Mapping[str, Any] | None = None, metadata: Mapping[str, Any] | None = None,
                   reason: str = "the file holds only summary statistics, no per-run values",
-                  summary_stats: Mapping[str, Any] | None = None) -> Trace:
+                  summary_stats: Mapping[str, Any] | None = None,
+                  plain_metadata: Mapping[str, Any] | None = None) -> Trace:
     """A one-row runner Trace for a benchmark whose file has no per-run data
     (``meta.extra["summary_only"] is True``; ``meta.extra["no_runs_reason"]`` says why;
-    ``meta.extra["summary_stats"]``: the file's statistics, see :mod:`.summary_stats`)."""
+    ``meta.extra["summary_stats"]``: the file's statistics, see :mod:`.summary_stats`).
+    ``plain_metadata``: :func:`plain_metadata_of` of ``metadata``, when the caller made it once for
+    the many benchmarks of a file that share it (an asv file can hold 60,000)."""
     data = {"time": np.array([np.nan]), "run": np.array([1], dtype=np.int64),  # (arrays; the Trace builds
             "value_index": np.array([0], dtype=np.int64),  # its frame only if asked: asv files hold
             "value": np.array([float(value)])}  # thousands of these)
     ex = {"summary_only": True, "no_runs_reason": reason, "stats": plain(dict(stats or {})),
-          "metadata": plain({k: v for k, v in dict(metadata or {}).items() if _is_plain_scalar(v)}),
+          "metadata": dict(plain_metadata) if plain_metadata is not None else plain_metadata_of(metadata),
           "values_per_run": [1], "summary_stats": plain(dict(summary_stats)) if summary_stats else None}
     meta = TraceMeta(path=source.name, format=fmt, kind="runner", name=name, value_unit=value_unit,
                      time_unit="s", extra=ex)
     return Trace(data, meta)
+
+
+def plain_metadata_of(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The scalar (or list of scalars) entries of ``metadata`` as plain JSON values: a trace's
+    ``meta.extra["metadata"]``."""
+    return plain({k: v for k, v in dict(metadata or {}).items() if _is_plain_scalar(v)})
 
 
 def _is_plain_scalar(v: Any) -> bool:

@@ -233,6 +233,15 @@ def check_columns(source: Source, ncols: int, line: int | None = 1) -> None:
                                       "(raise it with --max-columns)", line=line)
 
 
+def check_benchmarks(source: Source, n: int, *, at_least: bool = False) -> None:
+    """Raise InputError when an input holds more than ``source.limits.max_benchmarks`` benchmarks
+    (traces); ``at_least``: ``n`` is a count so far (a loader stopping early)."""
+    limit = source.limits.max_benchmarks
+    if n > limit:
+        raise InputError(source.name, f"{'at least ' if at_least else ''}{n:,} benchmarks, more than the limit of "
+                                      f"{limit:,} (raise it with --max-benchmarks)")
+
+
 def _open_error(p: Path, exc: OSError) -> str:
     if exc.errno == errno.ENOENT:
         return "broken symbolic link" if os.path.islink(p) else "no such file"

@@ -644,8 +644,11 @@ def write_seed(seed: Seed, directory: Path) -> Path:
 
 
 def run_target(seed: Seed, directory: Path, *, forced: str | None = None, analyse: bool = True,
-               compare_with: Path | None = None, html: bool = False) -> Outcome:
-    """Feed one input through bandkit like the CLI does; classify what happened."""
+               compare_with: Path | None = None, html: bool = False, on_checks=None) -> Outcome:
+    """Feed one input through bandkit like the CLI does; classify what happened.
+
+    ``on_checks(True)`` / ``on_checks(False)`` are called around the harness's own JSON parse and
+    schema check of the report (not bandkit's time: a hang watch leaves it out; ``checks_s``)."""
     from bandkit import analyze
     from bandkit.errors import BandkitError
     from bandkit.loaders.registry import load_traces
@@ -663,10 +666,16 @@ def run_target(seed: Seed, directory: Path, *, forced: str | None = None, analys
             rep = analyze(traces)
             stage = "json"
             text = rep.to_json()
+            if on_checks is not None:
+                on_checks(True)
             c0 = time.process_time()  # (the harness's own checks, timed apart: checks_s)
-            doc = json.loads(text)
-            errors = schema_errors(doc)
-            checks_s = time.process_time() - c0
+            try:
+                doc = json.loads(text)
+                errors = schema_errors(doc)
+            finally:
+                checks_s = time.process_time() - c0
+                if on_checks is not None:
+                    on_checks(False)
             if errors:
                 e = errors[0]
                 return Outcome("schema", f"{list(e.path)}: {e.message[:200]}", f"schema: {e.validator} at "
@@ -688,7 +697,7 @@ def run_target(seed: Seed, directory: Path, *, forced: str | None = None, analys
         msg = str(exc)
         if "\n" in msg or "\r" in msg or not msg.strip():
             return Outcome("bad_message", repr(msg[:300]), f"multi-line message from {stage}")
-        return Outcome("refused", msg[:300], info={"stage": stage})
+        return Outcome("refused", msg[:300], info={"stage": stage, "checks_s": checks_s})
     except MemoryError as exc:
         return Outcome("memory", f"{stage}: {exc!r}"[:300], f"MemoryError @ {stage}")
     except RecursionError as exc:

@@ -54,13 +54,14 @@ def test_short_fuzz_run(fmt, tmp_path):
 #: Failures of the long run (RESULTS_fuzz.md), replayed: each crashed or hung before its fix.
 LONG_RUN_FINDINGS = ["pytest-benchmark:3315", "csv:3432", "criterion:4895", "criterion:2292", "asv:4517",
                      "asv:9840", "asv:12061", "pytest-benchmark:11012", "criterion:28743",
-                     "pytest-benchmark:40839", "ftq:46558"]
+                     "pytest-benchmark:40839", "ftq:46558", "asv:36270", "asv:48827"]
 
 
 @pytest.mark.parametrize("key", LONG_RUN_FINDINGS)
 def test_long_run_findings_replay_clean(key, tmp_path):
     # (the two 'hangs', criterion:2292 and asv:4517, were the mutators building > 1 GB before the
-    # 1 MB limit threw it away; they now take well under a second, no timing asserted here)
+    # 1 MB limit threw it away; they now take well under a second, no timing asserted here;
+    # asv:36270 and asv:48827 expand into 63,000 one-value benchmarks: refused by max_benchmarks)
     fmt, index = key.split(":")
     out, info = fuzzkit.run_mutant(fmt, int(index), CORPUS, tmp_path)
     assert out.kind in ("ok", "refused"), (key, out, info)
@@ -83,6 +84,34 @@ def test_hang_watch_starts_when_the_mutant_is_built(tmp_path):
         fuzzkit.run_target = real
     assert events == ["start", "target"]
     assert info["mutate_s"] >= 0.0 and out.kind in ("ok", "refused")
+
+
+def test_hang_watch_leaves_out_the_harness_schema_check(tmp_path):
+    """benchmarks/fuzz.py's watch stops bandkit's clock while the harness parses and schema-checks the
+    report: ``on_checks(True)`` before that check and ``on_checks(False)`` after, once, between the
+    JSON report (bandkit's) and the text report (bandkit's), also when the check raises."""
+    events = []
+    real = fuzzkit.schema_errors
+
+    def spy(doc):
+        events.append("schema")
+        return real(doc)
+
+    fuzzkit.schema_errors = spy
+    try:
+        seed = fuzzkit.corpus()["asv"][0]
+        out = fuzzkit.run_target(seed, _mkdir(tmp_path / "a"), on_checks=lambda on: events.append(on))
+        assert out.kind == "ok" and events == [True, "schema", False] and out.info["checks_s"] >= 0.0
+
+        def broken(doc):
+            raise RuntimeError("checker broke")
+
+        events.clear()
+        fuzzkit.schema_errors = broken
+        out = fuzzkit.run_target(seed, _mkdir(tmp_path / "b"), on_checks=lambda on: events.append(on))
+        assert events == [True, False] and out.kind == "crash"
+    finally:
+        fuzzkit.schema_errors = real
 
 
 def _mkdir(p):
