@@ -543,3 +543,44 @@ def test_max_t_subset_sums_equal_the_gathered_sums():
         A[:, 0] = rng.integers(0, 2, n)
         sub = np.argsort(rng.random((50, n)), axis=1)[:, :m]
         assert np.array_equal(_subset_sums(A, sub), A[sub].sum(axis=1))
+
+
+def _group_levels_quadratic(means, sizes, ses, thr_min):
+    """The rescanning version of classify._group_levels (before the heap), as the reference."""
+    import math
+
+    order = sorted(range(len(means)), key=lambda i: means[i])
+    groups = [[i] for i in order]
+    gm, gn, gv = [means[i] for i in order], [sizes[i] for i in order], [ses[i] ** 2 for i in order]
+    while len(groups) > 1:
+        gaps = [gm[i + 1] - gm[i] for i in range(len(groups) - 1)]
+        thr = [max(thr_min, 3.0 * math.sqrt(gv[i] + gv[i + 1])) for i in range(len(gaps))]
+        cand = [i for i in range(len(gaps)) if gaps[i] < thr[i]]
+        if not cand:
+            break
+        i = min(cand, key=lambda k: gaps[k] / thr[k])
+        n_a, n_b = gn[i], gn[i + 1]
+        gm[i] = (gm[i] * n_a + gm[i + 1] * n_b) / (n_a + n_b)
+        gv[i] = (gv[i] * n_a ** 2 + gv[i + 1] * n_b ** 2) / (n_a + n_b) ** 2
+        gn[i] = n_a + n_b
+        groups[i] = groups[i] + groups.pop(i + 1)
+        gm.pop(i + 1), gn.pop(i + 1), gv.pop(i + 1)
+    return groups
+
+
+def test_group_levels_heap_merges_as_the_rescanning_version():
+    """classify._group_levels merges through a heap (a fuzzed pytest-benchmark file, 12,000 segments, spent
+    60 s rescanning all pairs per merge): same groups, same order, ties to the leftmost pair, on 2,000
+    random cases (ties, clusters, integer levels, zero thresholds) and one of 800 levels."""
+    from bandkit.postmortem.classify import _group_levels
+
+    rng = np.random.default_rng(0)
+    for t in range(2001):
+        k = 800 if t == 2000 else int(rng.integers(1, 60))
+        means = [rng.normal(0, 1, k), np.round(rng.normal(0, 1, k), 1),
+                 np.repeat(rng.normal(0, 1, 3), k)[:k] + rng.normal(0, 0.01, k),
+                 rng.integers(0, 5, k).astype(float)][t % 4].tolist()
+        sizes = [int(x) for x in rng.integers(1, 20, k)]
+        ses = rng.uniform(0, 0.3, k).tolist() if t % 3 else [0.1] * k
+        thr = float(rng.choice([0.0, 0.05, 0.3, 1.0]))
+        assert _group_levels(means, sizes, ses, thr) == _group_levels_quadratic(means, sizes, ses, thr), t

@@ -55,6 +55,7 @@ episode ratios get a 95 % interval from the long-run standard error of the block
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import math
 from dataclasses import dataclass, field
 
@@ -265,26 +266,53 @@ def _prune(x: np.ndarray, cps: list[int], scale: float, clip: float, min_effect:
 
 
 def _group_levels(means: list[float], sizes: list[int], ses: list[float], thr_min: float) -> list[list[int]]:
-    """Group 1-D levels, nearest first, while neighbours differ by less than max(thr_min, 3 SE)."""
+    """Group 1-D levels, nearest first, while neighbours differ by less than max(thr_min, 3 SE).
+
+    Each step merges the adjacent pair with the smallest gap / threshold (the leftmost among equals); a
+    heap of the pairs that qualify, with a version per pair, makes it O(k log k) instead of rescanning
+    all k pairs per merge (a fuzzed pytest-benchmark file with 12,000 segments took 60 s)."""
     order = sorted(range(len(means)), key=lambda i: means[i])
+    k = len(order)
     groups = [[i] for i in order]
     gm = [means[i] for i in order]
     gn = [sizes[i] for i in order]
     gv = [ses[i] ** 2 for i in order]  # variance of the group's mean
-    while len(groups) > 1:
-        gaps = [gm[i + 1] - gm[i] for i in range(len(groups) - 1)]
-        thr = [max(thr_min, 3.0 * math.sqrt(gv[i] + gv[i + 1])) for i in range(len(gaps))]
-        cand = [i for i in range(len(gaps)) if gaps[i] < thr[i]]
-        if not cand:
-            break
-        i = min(cand, key=lambda k: gaps[k] / thr[k])
-        n_a, n_b = gn[i], gn[i + 1]
-        gm[i] = (gm[i] * n_a + gm[i + 1] * n_b) / (n_a + n_b)
-        gv[i] = (gv[i] * n_a ** 2 + gv[i + 1] * n_b ** 2) / (n_a + n_b) ** 2
+    nxt = list(range(1, k + 1))
+    prv = list(range(-1, k - 1))
+    alive = [True] * k
+    ver = [0] * k  # version of the pair (i, nxt[i])
+    heap: list[tuple[float, int, int]] = []
+
+    def push(i: int) -> None:
+        j = nxt[i]
+        if j < k:
+            gap = gm[j] - gm[i]
+            thr = max(thr_min, 3.0 * math.sqrt(gv[i] + gv[j]))
+            if gap < thr:
+                heapq.heappush(heap, (gap / thr, i, ver[i]))
+
+    for i in range(k - 1):
+        push(i)
+    while heap:
+        _, i, v = heapq.heappop(heap)
+        if not alive[i] or v != ver[i] or nxt[i] >= k:
+            continue
+        j = nxt[i]
+        n_a, n_b = gn[i], gn[j]
+        gm[i] = (gm[i] * n_a + gm[j] * n_b) / (n_a + n_b)
+        gv[i] = (gv[i] * n_a ** 2 + gv[j] * n_b ** 2) / (n_a + n_b) ** 2
         gn[i] = n_a + n_b
-        groups[i] = groups[i] + groups.pop(i + 1)
-        gm.pop(i + 1), gn.pop(i + 1), gv.pop(i + 1)
-    return groups
+        groups[i].extend(groups[j])
+        alive[j] = False
+        nxt[i] = nxt[j]
+        if nxt[j] < k:
+            prv[nxt[j]] = i
+        ver[i] += 1
+        push(i)
+        if prv[i] >= 0:
+            ver[prv[i]] += 1
+            push(prv[i])
+    return [groups[i] for i in range(k) if alive[i]]
 
 
 # --------------------------------------------------------------------------- classification
