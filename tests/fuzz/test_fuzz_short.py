@@ -54,14 +54,17 @@ def test_short_fuzz_run(fmt, tmp_path):
 #: Failures of the long run (RESULTS_fuzz.md), replayed: each crashed or hung before its fix.
 LONG_RUN_FINDINGS = ["pytest-benchmark:3315", "csv:3432", "criterion:4895", "criterion:2292", "asv:4517",
                      "asv:9840", "asv:12061", "pytest-benchmark:11012", "criterion:28743",
-                     "pytest-benchmark:40839", "ftq:46558", "asv:36270", "asv:48827"]
+                     "pytest-benchmark:40839", "ftq:46558", "asv:36270", "asv:48827", "asv:74725",
+                     "pytest-benchmark:83290"]
 
 
 @pytest.mark.parametrize("key", LONG_RUN_FINDINGS)
 def test_long_run_findings_replay_clean(key, tmp_path):
     # (the two 'hangs', criterion:2292 and asv:4517, were the mutators building > 1 GB before the
     # 1 MB limit threw it away; they now take well under a second, no timing asserted here;
-    # asv:36270 and asv:48827 expand into 63,000 one-value benchmarks: refused by max_benchmarks)
+    # asv:36270, asv:48827 and asv:74725 expand into 63,000-70,000 one-value benchmarks: refused by
+    # max_benchmarks; pytest-benchmark:83290 cuts a benchmark into 12,032 segments: 24 s in classify's
+    # level grouping before 66059b2, ~3.5 s now)
     fmt, index = key.split(":")
     out, info = fuzzkit.run_mutant(fmt, int(index), CORPUS, tmp_path)
     assert out.kind in ("ok", "refused"), (key, out, info)
