@@ -584,3 +584,29 @@ def test_group_levels_heap_merges_as_the_rescanning_version():
         ses = rng.uniform(0, 0.3, k).tolist() if t % 3 else [0.1] * k
         thr = float(rng.choice([0.0, 0.05, 0.3, 1.0]))
         assert _group_levels(means, sizes, ses, thr) == _group_levels_quadratic(means, sizes, ses, thr), t
+
+
+def test_max_t_permutations_shared_between_calls_are_the_seeded_ones():
+    """The max-T null's permuted label sets are kept between calls (suspects._permuted_subsets: the
+    benchmarks of a file share run counts): a kept set equals a fresh draw of the same seed, is
+    read-only, and rank_suspects gives the same suspects (p_adjusted included) with the store cleared
+    as with it warm, for the same and for different numbers of affected runs."""
+    from bandkit.postmortem import suspects as S
+
+    rng = np.random.default_rng(8)
+    n = 20
+    for na in (3, 4, 3, 16):
+        S._SUBSETS.clear()
+        u = np.random.default_rng(0).random((999, n))
+        fresh = np.argpartition(u, na - 1, axis=1)[:, :na]
+        kept = S._permuted_subsets(n, na, 999, 0)
+        assert np.array_equal(kept, fresh) and not kept.flags.writeable
+        assert S._permuted_subsets(n, na, 999, 0) is kept  # (kept, not drawn again)
+        aff = np.zeros(n, dtype=bool)
+        aff[rng.choice(n, na, replace=False)] = True
+        cols = {"a": rng.normal(0, 1, n) + 6.0 * aff, "b": np.round(rng.normal(0, 1, n)), "c": rng.normal(0, 1, n)}
+        warm = S.rank_suspects(cols, aff, max_suspects=5, min_score=0.0)
+        S._SUBSETS.clear()
+        cold = S.rank_suspects(cols, aff, max_suspects=5, min_score=0.0)
+        assert warm and [(s.metadata, s.score, list(s.evidence.items())) for s in warm] == \
+            [(s.metadata, s.score, list(s.evidence.items())) for s in cold]

@@ -55,6 +55,7 @@ episode ratios get a 95 % interval from the long-run standard error of the block
 from __future__ import annotations
 
 import dataclasses
+import functools
 import heapq
 import math
 from dataclasses import dataclass, field
@@ -148,11 +149,12 @@ class Classification:
 
 
 # --------------------------------------------------------------------------- helpers
+@functools.lru_cache(maxsize=256)
 def outlier_sigmas(n: int, alpha: float = 0.01) -> float:
     """Two-sided quantile exceeded with probability ``alpha`` somewhere in ``n`` runs of Gaussian
     noise whose sd is estimated from those runs: Student's t with ``n - 1`` degrees of freedom, so
     short sequences do not flag runs by the estimate's own error (4.4 sd at 20 runs, 4.1 at 100,
-    4.9 at 10,000)."""
+    4.9 at 10,000). Cached (a pure function of its arguments; a file's benchmarks share a few run counts)."""
     return t_isf(alpha / (2.0 * max(n, 1)), max(3.0, n - 1.0))
 
 

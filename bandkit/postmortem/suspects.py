@@ -48,6 +48,7 @@ from .._lazy import pandas as pd  # (imported on first use: compare never uses i
 from ..metadata import metadata_unit
 from .distributions import ndtr
 from .exact_tests import fisher_exact_p, mannwhitney_exact_p
+from .noise import median
 
 #: Family-wise significance a suspect needs (max-T permutation p-value over every column and lag tried).
 SUSPECT_ALPHA = 0.05
@@ -113,8 +114,10 @@ def _mannwhitney_p(x: np.ndarray, y: np.ndarray) -> float:
     correction, or the exact distribution (either group <= 8 runs, no ties; :mod:`.exact_tests`)."""
     n1, n2 = len(x), len(y)
     xy = np.r_[x, y]
-    t = np.unique(xy, return_counts=True)[1]
-    u1 = float(np.sum(_ranks(xy)[:n1])) - n1 * (n1 + 1) / 2
+    _, _, starts, ends, ranks = _tie_runs(xy)
+    # tie counts in value order: the runs of equal sorted values (np.unique's counts; it groups NaNs)
+    t = ends - starts if not np.isnan(xy).any() else np.unique(xy, return_counts=True)[1]
+    u1 = float(np.sum(ranks[:n1])) - n1 * (n1 + 1) / 2
     if (n1 <= 8 or n2 <= 8) and not np.any(t > 1):
         return mannwhitney_exact_p(u1, n1, n2)
     u = max(u1, n1 * n2 - u1)
@@ -173,10 +176,15 @@ def _numeric_score(v: np.ndarray, aff: np.ndarray) -> dict[str, Any] | None:
             "_data": (vv[lab], vv[~lab]), "_ranks": ranks}
 
 
+def _median(a: np.ndarray):
+    """``np.median``, by :func:`noise.median` (bit-equal, without np.median's per-call overhead) for float64."""
+    return median(a) if a.dtype == np.float64 and a.ndim == 1 else np.median(a)
+
+
 def _finish_numeric(ev: dict[str, Any]) -> None:
     """The medians of both groups and the Mann-Whitney p-value of a reported numeric suspect."""
     a, r = ev.pop("_data")
-    ev["median_affected"], ev["median_reference"] = float(np.median(a)), float(np.median(r))
+    ev["median_affected"], ev["median_reference"] = float(_median(a)), float(_median(r))
     ev["p_value"] = _mannwhitney_p(a, r)
 
 
@@ -495,9 +503,14 @@ def _block_suspects(entries: list, where: list[int], aff: np.ndarray, step_index
     keep = np.arange(V.shape[1])
     if step_index is not None and n > 3:
         # leave out columns monotone in the run order (Spearman |rho| > 0.98), as the loop does
+        # (one correlation matrix for all columns, not one np.corrcoef per column: only its comparison
+        # with 0.98 is used, which a last-digit difference of the summation order cannot move in practice)
         R0 = _block_ranks(V)[3]
-        rho = np.array([np.corrcoef(np.arange(n), R0[:, c])[0, 1] if np.ptp(R0[:, c]) > 0 else 0.0
-                        for c in range(V.shape[1])])
+        live0 = np.ptp(R0, axis=0) > 0
+        rho = np.zeros(V.shape[1])
+        if live0.any():
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rho[live0] = np.corrcoef(np.vstack([np.arange(n, dtype=np.float64), R0[:, live0].T]))[0, 1:]
         keep = keep[~(np.isfinite(rho) & (np.abs(rho) > 0.98))]
     if keep.size == 0:
         return {}
@@ -598,15 +611,10 @@ class _MaxT:
         self.cats.append((codes, int(codes.max()) + 1))
 
     def null_max(self) -> np.ndarray:
-        rng = np.random.default_rng(self.seed)
         # fewer permutations for long sequences (work ~ n_perm x n): never below 199 (p >= 0.005)
         n_perm = int(np.clip(4_000_000 // max(self.n, 1), 199, self.n_perm))
         na = int(self.aff.sum())
-        # a permutation of the labels = a random set of na affected runs (one row per permutation)
-        # (the na smallest of each row: the set argsort's first na give; rank sums and counts are exact in
-        # float64 whatever the order, so the statistics are the same, without sorting whole rows)
-        u = rng.random((n_perm, self.n))
-        sub = np.argpartition(u, na - 1, axis=1)[:, :na] if 0 < na < self.n else np.argsort(u, axis=1)[:, :na]
+        sub = _permuted_subsets(self.n, na, n_perm, self.seed)
         best = np.zeros(n_perm)
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.ranks:
@@ -632,6 +640,31 @@ class _MaxT:
                 j = np.where((NA > 0) & (NR > 0), np.abs(KA / NA - (tot - KA) / NR), 0.0)
                 best = np.maximum(best, j.max(axis=1))
         return best
+
+
+_SUBSETS: dict[tuple[int, int, int, int], np.ndarray] = {}
+_SUBSET_KEEP = 131_072  # indices
+
+
+def _permuted_subsets(n: int, na: int, n_perm: int, seed: int) -> np.ndarray:
+    """The affected runs of ``n_perm`` seeded permutations of ``na`` affected labels among ``n`` runs
+    (n_perm x na indices; read-only). A permutation of the labels = a random set of na runs (one row
+    per permutation): the na smallest of each row of uniforms, the set argsort's first na give (rank
+    sums and counts are exact in float64 whatever the order, so the statistics are the same without
+    sorting whole rows). A pure function of its arguments, kept for the next call: the benchmarks of a
+    file mostly share their run count, and often their number of affected runs (a few sets kept)."""
+    key = (n, na, n_perm, seed)
+    sub = _SUBSETS.get(key)
+    if sub is None:
+        u = np.random.default_rng(seed).random((n_perm, n))
+        sub = np.argpartition(u, na - 1, axis=1)[:, :na] if 0 < na < n else np.argsort(u, axis=1)[:, :na]
+        if sub.size <= _SUBSET_KEEP:  # (small sets only: at most 16 x 1 MB kept)
+            sub = np.ascontiguousarray(sub)
+            sub.flags.writeable = False
+            if len(_SUBSETS) >= 16:
+                _SUBSETS.pop(next(iter(_SUBSETS)))
+            _SUBSETS[key] = sub
+    return sub
 
 
 def _subset_sums(A: np.ndarray, sub: np.ndarray) -> np.ndarray:
