@@ -233,12 +233,9 @@ def within_run(trace: Trace) -> dict[str, Any] | None:
     sizes = np.diff(np.r_[starts, r.size])
     many = sizes >= 2
     if many.any():
-        from .postmortem.noise import median  # (np.median bit for bit, without its ~10 us per call; runner path only)
-
-        med1 = median if x.dtype == np.float64 and x.ndim == 1 else np.median
         ratios = []
         for a, n in zip(starts[many], sizes[many]):
-            rest = float(med1(x[a + 1:a + n]))
+            rest = float(np.median(x[a + 1:a + n]))
             if rest > 0 and np.isfinite(x[a]):
                 ratios.append(float(x[a]) / rest)
         if ratios:
