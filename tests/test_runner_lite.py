@@ -288,3 +288,56 @@ def test_mean_of_a_list_is_numpys_bit_for_bit():
         n = int(rng.integers(1, 1500)) if t % 10 == 0 else int(rng.integers(1, 200))
         v = (rng.lognormal(7, 1, n) if t % 2 else rng.integers(800, 4000, n) + rng.choice([0, 0.5, 1 / 3], n)).tolist()
         assert _mean(v).hex() == float(np.mean(v)).hex(), (t, n)
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_report_of_a_pyperf_file_imports_no_pandas(fmt):
+    """``bandkit report A`` (60 benchmarks: run tables, suspects, the cross-benchmark summary) reads the coded
+    metadata columns as codes (``metadata.Coded``), so pandas is never imported; the public frames still give
+    ``pd.Categorical`` (``test_report_public_columns_stay_categorical``)."""
+    code = ("import sys, io, contextlib\n"
+            "from bandkit.cli import main\n"
+            "buf = io.StringIO()\n"
+            "with contextlib.redirect_stdout(buf):\n"
+            f"    rc = main(['report', {str(A)!r}, '--format', {fmt!r}])\n"
+            "print(rc, 'pandas' in sys.modules, len(buf.getvalue()) > 1000)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().split("\n")[-1] == "0 False True", out
+
+
+def test_report_public_columns_stay_categorical_and_suspects_equal_the_frame_path():
+    """The report path keeps string columns as ``Coded`` (``RunTable.raw_columns``), but ``Trace.data``,
+    ``Trace.column_arrays[name]``, ``PostMortem.metadata_columns`` and ``PostMortem.metadata`` still give
+    ``pd.Categorical``; suspects ranked from the raw columns equal those ranked from the frame."""
+    from bandkit.postmortem import postmortem
+    from bandkit.postmortem.suspects import rank_suspects
+
+    from bandkit.loaders import load_many
+
+    traces = load_many([str(A)])
+    seen_coded = checked = 0
+    for t in traces[:30]:
+        pm = postmortem(t)
+        rt = pm.run_table
+        if rt is None or rt.raw_columns is None:
+            continue
+        coded = [c for c, a in rt.raw_columns.items() if isinstance(a, Coded)]
+        seen_coded += len(coded)
+        for c in coded:
+            assert isinstance(pm.metadata_columns[c], pd.Categorical)
+            assert isinstance(pm.metadata[c].dtype, pd.CategoricalDtype)
+            assert isinstance(t.data[c].dtype, pd.CategoricalDtype)
+            assert isinstance(t.column_arrays[c], pd.Categorical)
+            raw = rt.raw_columns[c]
+            assert list(pm.metadata_columns[c].categories) == list(raw.categories)
+            assert np.array_equal(pm.metadata_columns[c].codes, raw.codes)
+        if pm.n_runs >= 6:
+            rng = np.random.default_rng(len(coded))
+            aff = np.zeros(pm.n_runs, dtype=bool)
+            aff[rng.choice(pm.n_runs, pm.n_runs // 3, replace=False)] = True
+            kw = dict(min_score=0.0, max_suspects=50, min_support=1, alpha=1.0)
+            a = rank_suspects(rt.raw_columns, aff, **kw)
+            b = rank_suspects(pm.metadata.reset_index(drop=True), aff, **kw)
+            assert [(s.metadata, s.score, s.evidence) for s in a] == [(s.metadata, s.score, s.evidence) for s in b]
+            checked += 1
+    assert seen_coded > 0 and checked > 5

@@ -200,14 +200,29 @@ class RunnerColumns(Mapping):
         self._per_run = {k: v for k, v in per_run.items() if k not in core}
         self._take = take
         self._built: dict[str, Any] = {}
+        self._raw: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Any:
         a = self._core.get(name)
         if a is None:
             a = self._built.get(name)
         if a is None:
+            a = self.raw(name)
+            if isinstance(a, Coded):
+                a = a.to_pandas()
+            self._built[name] = a
+        return a
+
+    def raw(self, name: str) -> Any:
+        """The column ``name`` as :meth:`__getitem__` gives it, a string column as its
+        :class:`~bandkit.metadata.Coded` (int64 codes + categories: no pandas) in place of the
+        ``pd.Categorical`` (the post-mortem's report path reads these)."""
+        a = self._core.get(name)
+        if a is None:
+            a = self._raw.get(name)
+        if a is None:
             src = self._per_run[name]
-            a = self._built[name] = src.take(self._take).to_pandas() if isinstance(src, Coded) else src[self._take]
+            a = self._raw[name] = src.take(self._take) if isinstance(src, Coded) else src[self._take]
         return a
 
     def __contains__(self, name: object) -> bool:

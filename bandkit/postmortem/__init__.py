@@ -115,7 +115,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
         reference = "outlier runs vs the rest"
     suspects: list[Suspect] = []
     if affected.any() and not affected.all():
-        md = rt.metadata_columns if rt.metadata_columns is not None else rt.metadata
+        md = rt.raw_columns if rt.raw_columns is not None else rt.metadata  # (raw: no pandas)
         suspects = rank_suspects(md, affected, step_index=step_index, max_suspects=max_suspects)
         fixed = []
         for s in suspects:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from .._lazy import pandas as pd  # (imported on first use: compare never uses it)
 
+from ..metadata import Coded
 from ..trace import Trace
 
 #: Columns that are not metadata (bookkeeping or the measurement itself).
@@ -23,15 +24,32 @@ class RunTable:
     ``metadata``: DataFrame indexed 0..n-1 (one row per run; built on first access when the table
     was made from arrays); ``metadata_columns``: its columns as arrays (name -> float64 /
     datetime64 array or ``pd.Categorical``; empty: no columns), or None when the table was made from
-    a frame."""
+    a frame; ``raw_columns``: the same with string columns as :class:`~bandkit.metadata.Coded` (int64
+    codes + categories: what the post-mortem reads, without pandas), or None."""
 
-    __slots__ = ("runs", "means", "counts", "_metadata", "metadata_columns")
+    __slots__ = ("runs", "means", "counts", "_metadata", "_columns", "raw_columns")
 
     def __init__(self, runs: np.ndarray, means: np.ndarray, counts: np.ndarray,
                  metadata: "pd.DataFrame | None" = None, metadata_columns: dict[str, Any] | None = None):
         self.runs, self.means, self.counts = runs, means, counts
         self._metadata = metadata
-        self.metadata_columns = metadata_columns
+        #: ``metadata_columns`` with string columns as :class:`~bandkit.metadata.Coded` (no pandas):
+        #: what the post-mortem reads.
+        self.raw_columns = metadata_columns
+        self._columns = None
+
+    @property
+    def metadata_columns(self) -> dict[str, Any] | None:
+        raw = self.raw_columns
+        if raw is None:
+            return None
+        if self._columns is None:
+            self._columns = {k: v.to_pandas() if isinstance(v, Coded) else v for k, v in raw.items()}
+        return self._columns
+
+    @metadata_columns.setter
+    def metadata_columns(self, cols: dict[str, Any] | None) -> None:
+        self.raw_columns, self._columns = cols, None
 
     @property
     def metadata(self) -> pd.DataFrame:
@@ -120,9 +138,11 @@ def _run_table_arrays(trace: Trace, metadata: bool) -> RunTable | None:
     if cols is None or "run" not in cols:
         return None
     md_cols = [c for c in cols if c not in NON_METADATA] if metadata else []
+    get = getattr(cols, "raw", cols.__getitem__)  # (string columns as Coded where the columns can)
     for c in md_cols:
-        a = cols[c]
-        if not (isinstance(a, pd.Categorical) or (isinstance(a, np.ndarray) and a.dtype.kind in "fiuM")):
+        a = get(c)
+        if not (isinstance(a, Coded) or (isinstance(a, np.ndarray) and a.dtype.kind in "fiuM")
+                or isinstance(a, pd.Categorical)):
             return None
     r = np.asarray(cols["run"])
     if r.dtype.kind not in "iu":
@@ -152,7 +172,9 @@ def _run_table_arrays(trace: Trace, metadata: bool) -> RunTable | None:
     md: dict[str, Any] = {}
     names = md_cols + (["time"] if metadata and "time" in cols else [])
     for c in names:
-        a = cols[c] if rows is None else cols[c][rows]
+        a = get(c)
+        if rows is not None:
+            a = a.take(rows) if isinstance(a, Coded) else a[rows]
         md[c] = _first_present(a, first, inv, len(runs))
     if metadata and "time" in md:
         md["time"] = np.asarray(md["time"], dtype=np.float64)
@@ -194,14 +216,17 @@ def _group_means(v: np.ndarray, inv: np.ndarray, counts: np.ndarray) -> np.ndarr
 def _first_present(a, first: np.ndarray, inv: np.ndarray, k: int):
     """Per group, ``a``'s value at the group's first row, or its first non-missing one where that
     row misses it (``groupby().first()``)."""
-    out = a[first]
-    if isinstance(a, pd.Categorical):
-        miss_out = np.asarray(out.codes) < 0
-    else:
+    coded = isinstance(a, Coded)
+    out = a.take(first) if coded else a[first]
+    if coded:
+        miss_out = out.codes < 0
+    elif isinstance(a, np.ndarray):
         miss_out = np.isnan(out) if a.dtype.kind in "fM" else np.zeros(len(out), dtype=bool)
+    else:  # pd.Categorical
+        miss_out = np.asarray(out.codes) < 0
     if not miss_out.any():
         return out
-    miss = np.asarray(a.codes) < 0 if isinstance(a, pd.Categorical) else np.isnan(a)
+    miss = a.codes < 0 if coded else np.isnan(a) if isinstance(a, np.ndarray) else np.asarray(a.codes) < 0
     present = np.flatnonzero(~miss)
     if not present.size:
         return out
@@ -209,4 +234,4 @@ def _first_present(a, first: np.ndarray, inv: np.ndarray, k: int):
     take = first.copy()
     fix = grp[miss_out[grp]]
     take[fix] = present[at][miss_out[grp]]
-    return a[take]
+    return a.take(take) if coded else a[take]

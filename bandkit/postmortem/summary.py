@@ -10,6 +10,7 @@ import numpy as np
 from .._lazy import pandas as pd  # (imported on first use: compare never uses it)
 
 from .._json import jsonable
+from ..metadata import Coded
 from .suspects import Suspect, candidate, category_codes, column_entry, numeric_dtype, rank_suspects
 
 #: Verdicts that count as "affected".
@@ -54,7 +55,7 @@ def summarize(postmortems: Sequence[Any], *, include_outliers: bool = True, max_
             continue
         aff = np.isin(pm.run_numbers, np.asarray(pm.slow_runs, dtype=np.int64)) \
             if pm.verdict in pooled_verdicts else np.zeros(pm.n_runs, dtype=bool)
-        cols = pm.metadata_columns
+        cols = getattr(pm.run_table, "raw_columns", None)  # (string columns as Coded: no pandas)
         frames.append(pm.metadata.reset_index(drop=True) if cols is None else _Columns(cols, pm.n_runs))
         labels.append(aff)
         if pm.suspects and pm.verdict in AFFECTED_VERDICTS:
@@ -87,7 +88,8 @@ class _Columns:
         return self.n
 
     def __getitem__(self, name: str) -> pd.Series:
-        return pd.Series(self.cols[name])
+        a = self.cols[name]
+        return pd.Series(a.to_pandas() if isinstance(a, Coded) else a)
 
     @property
     def index(self) -> pd.RangeIndex:
@@ -109,17 +111,17 @@ def _pooled(frames: list):
     out = []
     for c in names:
         parts = [(k, cols[k][c]) for k in range(len(frames)) if c in cols[k]]
-        dts = [s.dtype for _, s in parts]
-        if not candidate(c, None) or all(pd.api.types.is_datetime64_any_dtype(d) for d in dts):
+        kinds = [_kind(s) for _, s in parts]
+        if not candidate(c, None) or all(k == "date" for k in kinds):
             continue  # (excluded names and dates: never suspects)
-        if all(numeric_dtype(d) for d in dts):
+        if all(k == "num" for k in kinds):
             v = np.full(n, np.nan)
             for k, s in parts:
                 v[starts[k]:starts[k + 1]] = s if isinstance(s, np.ndarray) else \
                     s.to_numpy(dtype=np.float64, na_value=np.nan)
             present = np.count_nonzero(~np.isnan(v))
             data, numeric = v, True
-        elif all(isinstance(d, pd.CategoricalDtype) for d in dts):
+        elif all(k == "cat" for k in kinds):
             codes = np.full(n, -1, np.int64)
             text: dict[str, int] = {}
             for k, s in parts:
@@ -144,6 +146,19 @@ def _pooled(frames: list):
     return out
 
 
+def _kind(a) -> str:
+    """"num", "cat", "date" or "other": a column's kind for :func:`_pooled` (numpy arrays and
+    :class:`~bandkit.metadata.Coded` read without pandas)."""
+    if isinstance(a, Coded):
+        return "cat"
+    d = a.dtype
+    if isinstance(d, np.dtype):
+        return "date" if d.kind == "M" else "num" if numeric_dtype(d) else "other"
+    if pd.api.types.is_datetime64_any_dtype(d):
+        return "date"
+    return "num" if numeric_dtype(d) else "cat" if isinstance(d, pd.CategoricalDtype) else "other"
+
+
 def _marks_benchmarks(values: np.ndarray, starts: np.ndarray) -> bool:
     """True when a pooled column is constant within every benchmark (missing values aside): then it
     tells benchmarks apart, not runs (a benchmark's description, its loops), and ranking it against
@@ -161,13 +176,24 @@ def _marks_benchmarks(values: np.ndarray, starts: np.ndarray) -> bool:
     return True
 
 
+def _array_column(a):
+    """A column of a :class:`_Columns` as :func:`_frame_columns` gives it: Coded and categorical as they
+    are, numeric as float64, others as a Series."""
+    if isinstance(a, Coded):
+        return a
+    if isinstance(a, np.ndarray):  # (a date or other kind is read by its dtype only: kept as it is)
+        return np.asarray(a, dtype=np.float64) if numeric_dtype(a.dtype) else a
+    if isinstance(a, pd.Categorical):
+        return a
+    return np.asarray(a, dtype=np.float64) if numeric_dtype(a.dtype) else pd.Series(a)
+
+
 def _frame_columns(f) -> dict[str, Any]:
     """A frame's columns by name, read in bulk: numeric ones as float64 arrays (one block read), categorical
     ones as their ``pd.Categorical``, others as Series (each has ``.dtype``). A :class:`_Columns`: its
     arrays, numeric ones as float64."""
     if isinstance(f, _Columns):
-        return {c: (np.asarray(a, dtype=np.float64) if not isinstance(a, pd.Categorical) and numeric_dtype(a.dtype)
-                    else a if isinstance(a, pd.Categorical) else pd.Series(a)) for c, a in f.cols.items()}
+        return {c: _array_column(a) for c, a in f.cols.items()}
     names, dts = list(f.columns), list(f.dtypes)
     num = [i for i, d in enumerate(dts) if numeric_dtype(d)]
     block = f.iloc[:, num].to_numpy(dtype=np.float64, na_value=np.nan) if num else None

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from .._lazy import pandas as pd  # (imported on first use: compare never uses it)
 
-from ..metadata import metadata_unit
+from ..metadata import Coded, metadata_unit
 from .distributions import ndtr
 from .exact_tests import fisher_exact_p, mannwhitney_exact_p
 from .noise import median
@@ -298,9 +298,18 @@ def _array_columns(cols: dict[str, Any]):
     ``pd.Categorical``), read without a frame (same entries)."""
     out = []
     for c, a in cols.items():
+        if isinstance(a, Coded):
+            if not candidate(c, None):
+                continue
+            entry = column_entry(c, False, (a.codes, a.categories))
+            if entry is not None:
+                out.append(entry)
+            continue
         if not candidate(c, a.dtype):
             continue
-        if isinstance(a, pd.Categorical):
+        if isinstance(a, np.ndarray) and numeric_dtype(a.dtype):  # (before pd.Categorical: no pandas)
+            entry = column_entry(c, True, np.array(a, dtype=np.float64))
+        elif isinstance(a, pd.Categorical):
             entry = column_entry(c, False, (np.asarray(a.codes, dtype=np.int64), a.categories))
         elif numeric_dtype(a.dtype):
             entry = column_entry(c, True, np.array(a, dtype=np.float64))
@@ -313,10 +322,18 @@ def _array_columns(cols: dict[str, Any]):
 
 def candidate(name: str, dtype) -> bool:
     """A column that may be a suspect (not a time counter nor the run's own duration, not a date)."""
-    return not (name in EXCLUDED or name.endswith("_date") or pd.api.types.is_datetime64_any_dtype(dtype))
+    if name in EXCLUDED or name.endswith("_date"):
+        return False
+    if dtype is None:
+        return True
+    if isinstance(dtype, np.dtype):  # (numpy dtypes without pandas: the report path's)
+        return dtype.kind != "M"
+    return not pd.api.types.is_datetime64_any_dtype(dtype)
 
 
 def numeric_dtype(dtype) -> bool:
+    if isinstance(dtype, np.dtype) and dtype.kind in "biufcmMOSUV":  # (numpy dtypes without pandas)
+        return dtype.kind in "iufc"
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
@@ -377,8 +394,8 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
     w = max(1.0, n / 50.0)
     out: list[Suspect] = []
     idx = np.arange(n)
-    cols = _columns(metadata) if isinstance(metadata, pd.DataFrame) else \
-        _array_columns(metadata) if isinstance(metadata, dict) else metadata
+    cols = _array_columns(metadata) if isinstance(metadata, dict) else \
+        metadata if isinstance(metadata, list) else _columns(metadata)
     # numeric columns without gaps: scored all at once (_block_suspects); the others one by one
     dense = [(i, cols[i]) for i in _dense_columns(cols)]
     found: dict[int, Suspect] = {}
