@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 
 from ..robust import exp_ratio
-
 from .builds import BuildTable, build_table
 from .result import Change, Drift, Episode, Era, HistoryResult, Latest
 

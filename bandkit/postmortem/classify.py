@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from ..changepoints.fpop import fpop
 from ..changepoints.penalty import long_run_factor
+from ..robust import exp_ratio
 from .distributions import chi2_isf, erfc, running_median, t_isf
 from .noise import RunNoise, estimate_noise, lag1, median, robust_sd, segment_medians
 
@@ -679,17 +680,12 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     bic_lin = m * math.log(max(float(np.sum(resid_lin ** 2)) / m, tiny)) + 2 * math.log(m)
     bic_pc = m * math.log(max(float(np.sum((y - pc) ** 2)) / m, tiny)) + n_params * math.log(m)
     sig = bool(p < g.alpha and abs(drift) >= max(math.log(g.min_ratio), g.visible * noise.sigma))
-    return {"slope_per_run": slope, "drift_ratio": _ratio(drift), "p_value": p, "z": float(zstat),
+    return {"slope_per_run": slope, "drift_ratio": exp_ratio(drift), "p_value": p, "z": float(zstat),
             "significant": sig, "bic_linear": bic_lin, "bic_steps": bic_pc, "linear_fits_better": bool(bic_lin < bic_pc)}
-
-
-def _ratio(log_ratio: float) -> float:
-    """exp of a log ratio, saturated at e^+-700 (values spanning more than 1e300 must not overflow)."""
-    return math.exp(max(-700.0, min(700.0, log_ratio)))
 
 
 def block_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray, scale: float) -> tuple[float, float, float]:
     """exp(mean x[b] - mean x[a]) with its 95 % interval from the long-run sd ``scale``."""
     d = float(np.mean(x[b]) - np.mean(x[a]))
     se = scale * math.sqrt(1.0 / max(len(a), 1) + 1.0 / max(len(b), 1))
-    return _ratio(d), _ratio(d - 1.959964 * se), _ratio(d + 1.959964 * se)
+    return exp_ratio(d), exp_ratio(d - 1.959964 * se), exp_ratio(d + 1.959964 * se)
