@@ -6,9 +6,11 @@ a fraction of a second; "series" traces are analysed value by value (blocks only
 ``max_points``). Runner traces are handled by the runner section (it calls
 :func:`bandkit.detect_changepoints` per benchmark), so this section skips them.
 
-Reported changes must be significant (``q_value <= alpha``, see :mod:`.significance`) and large enough
-(``|ratio - 1| >= min_relative``); the other changes of the search are counted as suppressed.
-``before``/``after`` are the levels of the adjacent significant segments.
+Reported changes must be significant (``q_value <= alpha``, see :mod:`.significance`); they are listed as the
+steps a person sees (:func:`.steps.consolidate`): between levels held for at least 3 values (a change that
+takes 1-2 transitional values is one step, ``index`` to ``end_index``; a 1-2 value excursion is none) and large
+enough (``|ratio - 1| >= min_relative``, levels recomputed after each drop). ``before``/``after`` are those
+held levels.
 
 A ``level_shift`` finding needs a *sustained* shift (:func:`sustained_shifts`), not band switching: a change
 counts when it enters a level not seen before in the series (``min_relative`` from every earlier level held for
@@ -30,12 +32,12 @@ import numpy as np
 
 from ..errors import UsageError
 from .api import detect_changepoints
+from .steps import BRIEF, consolidate
 from .traceseries import BLOCK_S, MAX_POINTS, trace_series
 
 DEFAULTS = {"block_s": BLOCK_S, "max_points": MAX_POINTS, "alpha": 0.01, "min_relative": 0.02, "min_hold": 0.1}
 _DETECT_KEYS = ("cost", "penalty", "alpha", "min_size", "confidence", "wander")
 MAX_SEGMENTS_LISTED = 50
-BRIEF = 3  # values: a shorter segment is an excursion, not a level the series has been at
 
 
 def analyse_trace(trace, **params):
@@ -91,21 +93,20 @@ def section(trace, options):
         res, block, x, xt = analyse_trace(trace, **p)
     except UsageError:
         return None
-    kept = [c for c in res.changepoints if c.ratio is None or abs(c.ratio - 1.0) >= p["min_relative"]]
-    levels = [res.segments[0].level] + [c.after for c in kept] if kept else []
-    lengths = np.diff(np.r_[0, [c.index for c in kept], res.n]) if kept else []
-    sustained = sustained_shifts(levels, lengths, p["min_relative"], p["min_hold"]) if kept else []
+    steps, levels, lengths = consolidate(x, res.changepoints, robust=res.cost != "l2",
+                                         min_relative=p["min_relative"], sigma=None)
+    sustained = sustained_shifts(levels, lengths, p["min_relative"], p["min_hold"]) if steps else []
     n_total = trace.values.size
 
     def q(i):  # block index -> first quantum index
         return int(min(i * block, n_total - 1))
 
     cps = [{
-        "index": q(c.index), "time_s": c.time_s, "before": c.before, "after": c.after, "ratio": c.ratio,
+        "index": q(c.index), "end_index": q(c.end_index), "changes": c.changes, "time_s": c.time_s, "before": c.before, "after": c.after, "ratio": c.ratio,
         "ci_low": q(c.ci_low), "ci_high": q(c.ci_high), "ci_time_low": c.ci_time_low,
         "ci_time_high": c.ci_time_high, "ci_level": c.ci_level, "p_value": c.p_value, "q_value": c.q_value,
         "effect": c.effect, "sustained": sus,
-    } for c, sus in zip(kept, sustained)]
+    } for c, sus in zip(steps, sustained)]
     segs = [{"start": q(s.start), "end": int(min(s.end * block, n_total)), "level": s.level,
              "start_time": s.start_time, "end_time": s.end_time} for s in res.segments[:MAX_SEGMENTS_LISTED]]
     fields = {
@@ -117,13 +118,13 @@ def section(trace, options):
             "penalty_rule": res.penalty_rule, "penalty": res.penalty, "noise_scale": res.noise_scale,
             "rho": res.info.get("rho"), "noise_model": (res.info.get("noise") or {}).get("model"),
             "min_size": res.min_size, "alpha": p["alpha"], "min_relative": p["min_relative"],
-            "min_hold": p["min_hold"], "n_detected": len(res.candidates), "n_reported": len(kept),
-            "n_suppressed": len(res.candidates) - len(kept), "n_sustained": int(sum(sustained)),
+            "min_hold": p["min_hold"], "n_detected": len(res.candidates), "n_significant": len(res.changepoints),
+            "n_reported": len(steps), "n_suppressed": len(res.candidates) - len(steps), "n_sustained": int(sum(sustained)),
             "segments": segs, "segments_total": len(res.segments),
         },
     }
     findings = []
-    shifts = [c for c, sus in zip(kept, sustained) if sus]
+    shifts = [c for c, sus in zip(steps, sustained) if sus]
     if shifts:
         big = max(shifts, key=lambda c: abs((c.ratio or 1.0) - 1.0))
         findings.append({
@@ -131,7 +132,7 @@ def section(trace, options):
             "severity": "warning" if abs((big.ratio or 1.0) - 1.0) >= 0.05 else "info",
             "count": len(shifts), "largest_before": big.before, "largest_after": big.after,
             "largest_ratio": big.ratio, "largest_time_s": big.time_s, "largest_index": q(big.index),
-            "largest_p_value": big.p_value, "changes_listed": len(kept),
+            "largest_p_value": big.p_value, "changes_listed": len(steps),
             "value_unit": trace.meta.value_unit,
         })
     from .result import _clean

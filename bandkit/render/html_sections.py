@@ -438,6 +438,8 @@ def changepoints_html(section, tr) -> str | None:
         rows = []
         for c in cps[:20]:
             at = fmt_time(c.get("time_s")) if c.get("time_s") is not None else f"#{c.get('index'):,}"
+            if c.get("end_index") is not None and c["end_index"] > c.get("index", 0):
+                at += f" (+{c['end_index'] - c['index']:,} transitional)"
             ci = (f"{fmt_time(c.get('ci_time_low'))} – {fmt_time(c.get('ci_time_high'))}"
                   if c.get("ci_time_low") is not None else f"#{c.get('ci_low'):,} – #{c.get('ci_high'):,}")
             rows.append([at, _fmt_val(c.get("before"), unit), _fmt_val(c.get("after"), unit),

@@ -39,7 +39,10 @@ def render(section) -> list[str]:
             ci = f"{fmt_time(c['ci_time_low'])} – {fmt_time(c['ci_time_high'])}"
         else:
             ci = f"#{c['ci_low']:,} – #{c['ci_high']:,}"
-        rows.append([when, f"{c['index']:,}", fmt_num(c["before"]), fmt_num(c["after"]), _pct(c.get("ratio")),
+        idx = f"{c['index']:,}"
+        if c.get("end_index") is not None and c["end_index"] > c["index"]:
+            idx += f"–{c['end_index']:,}"  # a switch that took transitional values
+        rows.append([when, idx, fmt_num(c["before"]), fmt_num(c["after"]), _pct(c.get("ratio")),
                      ci, _p(c.get("p_value")), _p(c.get("q_value"))])
     level = cps[0].get("ci_level") or 0.95
     # p: family-wise (noise alone, anywhere in the series); q: the FDR value the report decides on - on a series
