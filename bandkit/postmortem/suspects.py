@@ -377,20 +377,23 @@ def _shift_codes(codes: np.ndarray, lag: int) -> np.ndarray:
 
 def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_index: int | None = None,
                   max_suspects: int = 5, min_score: float = 0.3, lags: tuple[int, ...] = (0, 1, -1),
-                  alpha: float = SUSPECT_ALPHA, min_support: int = MIN_SUPPORT) -> list[Suspect]:
+                  alpha: float = SUSPECT_ALPHA, min_support: int = MIN_SUPPORT,
+                  strata: np.ndarray | None = None) -> list[Suspect]:
     """Rank the columns of ``metadata`` (one row per run) by how well they separate ``affected``.
 
     ``metadata`` may also be its columns as arrays (a dict, as ``RunTable.metadata_columns``) or as
     :func:`column_entry` gives them (a list of ``(name, numeric, data)``). ``step_index``: for a step, the 0-based index of the first run after it (enables the
     coincidence factor and the monotone-column exclusion). Returns at most ``max_suspects`` with
     ``score >= min_score`` that pass the gate (see the module docstring: ``min_support`` affected
-    and reference runs, max-T permutation p-value < ``alpha``), best first.
+    and reference runs, max-T permutation p-value < ``alpha``), best first. ``strata``: a group label per
+    run (the benchmark of each pooled run): the labels are then permuted within each group only, so a column
+    that differs between groups (a benchmark's memory use) does not pass for one that marks the affected runs.
     """
     aff = np.asarray(affected, dtype=bool)
     n = len(aff)
     if n < 3 or aff.sum() < min_support or (~aff).sum() < min_support:
         return []
-    perm = _MaxT(aff)
+    perm = _MaxT(aff, strata=strata)
     w = max(1.0, n / 50.0)
     out: list[Suspect] = []
     idx = np.arange(n)
@@ -592,8 +595,10 @@ class _MaxT:
     for the affected labels ``aff``: permute the labels, recompute every separation, keep the
     largest per permutation (vectorised: rank sums by gathering, value counts by bincount)."""
 
-    def __init__(self, aff: np.ndarray, n_perm: int = PERMUTATIONS, seed: int = 0):
+    def __init__(self, aff: np.ndarray, n_perm: int = PERMUTATIONS, seed: int = 0,
+                 strata: np.ndarray | None = None):
         self.aff = aff
+        self.strata = strata
         self.n = len(aff)
         self.n_perm = n_perm
         self.seed = seed
@@ -631,7 +636,8 @@ class _MaxT:
         # fewer permutations for long sequences (work ~ n_perm x n): never below 199 (p >= 0.005)
         n_perm = int(np.clip(4_000_000 // max(self.n, 1), 199, self.n_perm))
         na = int(self.aff.sum())
-        sub = _permuted_subsets(self.n, na, n_perm, self.seed)
+        sub = _permuted_subsets(self.n, na, n_perm, self.seed) if self.strata is None else \
+            _stratified_subsets(self.strata, self.aff, n_perm, self.seed)
         best = np.zeros(n_perm)
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.ranks:
@@ -682,6 +688,23 @@ def _permuted_subsets(n: int, na: int, n_perm: int, seed: int) -> np.ndarray:
                 _SUBSETS.pop(next(iter(_SUBSETS)))
             _SUBSETS[key] = sub
     return sub
+
+
+def _stratified_subsets(strata: np.ndarray, aff: np.ndarray, n_perm: int, seed: int) -> np.ndarray:
+    """Like :func:`_permuted_subsets`, with the affected labels permuted within each stratum: each row
+    holds, for every stratum, as many of its runs as it has affected runs (n_perm x aff.sum() indices)."""
+    rng = np.random.default_rng(seed)
+    strata = np.asarray(strata)
+    parts = []
+    for g in np.unique(strata[aff]):
+        idx = np.flatnonzero(strata == g)
+        k = int(np.count_nonzero(aff[idx]))
+        if k == idx.size:
+            parts.append(np.broadcast_to(idx, (n_perm, k)))
+            continue
+        u = rng.random((n_perm, idx.size))
+        parts.append(idx[np.argpartition(u, k - 1, axis=1)[:, :k]])
+    return np.concatenate(parts, axis=1) if parts else np.zeros((n_perm, 0), np.int64)
 
 
 def _subset_sums(A: np.ndarray, sub: np.ndarray) -> np.ndarray:
