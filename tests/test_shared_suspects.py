@@ -68,3 +68,12 @@ def test_a_column_that_marks_the_slow_runs_in_every_benchmark_is_the_shared_susp
     assert names[:1] == ["cpu_temp_c"]
     ev = rep.cross_section("runner_summary").result.shared_suspects[0].evidence
     assert ev["ks"] >= 0.9 and ev["p_adjusted"] < 0.01
+
+
+def test_a_runs_own_wall_time_is_never_a_suspect():
+    """PTS writes each run's wall time (``test_run_time_s``): slow runs take longer by construction, and a
+    real composite.xml opened with "test_run_time_s marks the slow runs across 3 benchmarks (score 0.93)"."""
+    from bandkit.postmortem.suspects import candidate
+
+    assert not candidate("test_run_time_s", None) and not candidate("duration", None)
+    assert candidate("cpu_temp_c", None)

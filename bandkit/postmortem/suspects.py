@@ -59,7 +59,8 @@ MIN_SUPPORT = 3
 
 #: Columns never proposed as suspects.
 EXCLUDED = frozenset({"duration", "date", "uptime", "boot_time", "time", "commit_date", "context_date",
-                      "Time_Of_Day_Seconds", "repetition_index", "iters"})
+                      "Time_Of_Day_Seconds", "repetition_index", "iters",
+                      "test_run_time_s"})  # (PTS: the run's own wall time, which its values drive)
 
 
 @dataclass(frozen=True)
