@@ -127,7 +127,10 @@ FINDING_KINDS: dict[str, FindingKind] = {k.kind: k for k in (
                 "a pattern tied to the sampling grid (moves with the rate): not an outside source"),
     FindingKind("shared_suspect", "runner_summary", _WARN, _T + "text_runners:phrase_shared",
                 ("metadata", "score", "slow_runs", "runs", "affected_benchmarks"),
-                "one metadata column marks the slow runs of several benchmarks"),
+                "one metadata column marks the slow runs of several benchmarks: significant with the slow-run "
+                "labels permuted within each benchmark (a column that only differs between benchmarks, like their "
+                "memory use, does not count) and marking them (a threshold holds >= 50 % more of the slow runs "
+                "than of the others: `evidence.ks`)"),
 )}
 
 

@@ -69,3 +69,27 @@ def test_real_balloon_trace_lists_the_levels_a_person_sees():
     assert big["end_index"] > big["index"] and len(cps) <= 3  # the switch took transitional quanta
     shift = [g for g in rep.findings if g["kind"] == "level_shift"][0]
     assert shift["largest_index"] == big["index"] and shift["largest_after"] == big["after"]
+
+
+def test_a_return_to_the_level_the_series_started_at_is_not_a_new_level():
+    """The first stretch counts as a level seen before however short it is: a generated FTQ null trace
+    (band switching, seed 20012 of calibration.py) started with 2 blocks at 1,299, switched to 1,203 and
+    back, and the return was a 'sustained shift' once the switch's transitional block was merged."""
+    from bandkit.changepoints.section import sustained_shifts
+
+    assert sustained_shifts([1299.0, 1203.0, 1299.0], [2, 6, 100], 0.02, 0.1) == [False, False]
+    # a brief stretch elsewhere is still no level seen before
+    assert sustained_shifts([1299.0, 1203.0, 1299.0, 1203.0], [50, 2, 40, 60], 0.02, 0.1) == [False, False, True]
+
+
+def test_a_first_long_visit_of_a_level_the_series_keeps_switching_to_is_band_switching():
+    """Generated FTQ null traces with two bands (calibration.py seeds 20010, 20011, 20016): the first visit of
+    the second band lasted > 10 % of the trace, then the trace switched back and forth: a 'level_shift'."""
+    from bandkit.changepoints.section import sustained_shifts
+
+    lv = [1299.0, 1223.0, 1299.0, 1223.0, 1299.0]
+    assert sustained_shifts(lv, [10, 65, 60, 80, 300], 0.02, 0.1) == [False] * 4
+    # a level that only comes back briefly (a guest's speed wandering near it) leaves the first shift standing
+    assert sustained_shifts(lv, [10, 65, 60, 20, 300], 0.02, 0.1)[0] is True
+    # a level visited once (an episode of >= 10 %) still counts at its start
+    assert sustained_shifts([1299.0, 1223.0, 1299.0], [100, 65, 300], 0.02, 0.1) == [True, False]

@@ -54,7 +54,9 @@ def sustained_shifts(levels, lengths, min_relative: float, min_hold: float) -> l
     """For each change between consecutive segments (``levels``, ``lengths`` of the segments): is it a sustained
     shift? It must enter a new level (at least ``min_relative`` away from every earlier segment's level) and stay
     away from the level it left (``min_relative``) for at least ``min_hold`` of the series. Switching between
-    recurring levels (bands) never enters a new level; an episode counts at its start, not at its return."""
+    recurring levels (bands) never enters a new level, and the first visit of a level the series later
+    returns to after leaving it, for at least as long again, is band switching too; an episode (a level visited
+    once) counts at its start, not at its return."""
     lv = np.asarray(levels, dtype=np.float64)
     ln = np.asarray(lengths, dtype=np.float64)
     k = lv.size
@@ -65,14 +67,21 @@ def sustained_shifts(levels, lengths, min_relative: float, min_hold: float) -> l
 
     out = []
     for j in range(1, k):
-        # a brief excursion (< BRIEF values, e.g. two spikes the detector cut out) is no level "seen before"
-        new = not any(near(lv[j], lv[i]) for i in range(j) if ln[i] >= BRIEF)
+        # a brief excursion (< BRIEF values, e.g. two spikes the detector cut out) is no level "seen before";
+        # the first stretch is where the series started, however short (a switch that follows soon after)
+        new = not any(near(lv[j], lv[i]) for i in range(j) if ln[i] >= BRIEF or i == 0)
         held = 0.0
+        back = k
         for m in range(j, k):
             if near(lv[m], lv[j - 1]):
+                back = m
                 break
             held += ln[m]
-        out.append(bool(new and held >= min_hold * total))
+        # after the return, the series spends at least as long again at the new level: it switches between
+        # the two (bands), which a first long visit does not make a shift (a level that only wanders near it
+        # for a while, as a guest's speed does, leaves the shift standing)
+        recurs = sum(ln[m] for m in range(back + 1, k) if near(lv[m], lv[j])) >= held
+        out.append(bool(new and held >= min_hold * total and not recurs))
     return out
 
 
