@@ -142,6 +142,8 @@ ap.add_argument('--max-n', type=int, default=30, help='longest series the varian
 ap.add_argument('--recal', type=int, default=0)
 ap.add_argument('--nnull', type=int, default=2000); ap.add_argument('--npow', type=int, default=400)
 ap.add_argument('--sizes', default='20,30,40'); ap.add_argument('--json', default='')
+ap.add_argument('--part', default='null,power,hard,episodes'); ap.add_argument('--families', default='', help='null families (default: all)')
+ap.add_argument('--null-seed', type=int, default=777)
 ap.add_argument('--rho-free', type=float, default=0.5); ap.add_argument('--nep', type=int, default=300)
 a = ap.parse_args()
 RHO_FREE = a.rho_free
@@ -182,31 +184,37 @@ with ProcessPoolExecutor(2) as ex:
                 row.append(f"{100 * v:{fmt}}")
             print(f"{name:18s}" + " ".join(row), flush=True)
 
-    share_table('null', npw._null, npw.NULL_FAMILIES, a.nnull, 777, "6.2f")
-    allv = [v for d in res['null'].values() for v in d.values()]
-    print(f"null mean {100*np.mean(allv):.3f} % max {100*max(allv):.2f} %")
-    print(f"power ({a.npow}/cell) ratio 1.05 / 1.10 / 1.20")
-    for name in npw.POWER_FAMILIES:
-        row = []
-        for n in sizes:
-            for ratio in (1.05, 1.1, 1.2):
-                ps = list(ex.map(npw._power, [(name, n, ratio, r, 999 + 77 * k + n) for k, r in enumerate(split(a.npow))]))
-                h = sum(p[0] for p in ps) / a.npow; e = sum(p[1] for p in ps) / a.npow
-                res.setdefault('power', {}).setdefault(name, {})[f"{n}/{ratio}"] = [h, e]
-                row.append(f"{100*h:5.1f}")
-            row.append('|')
-        print(f"{name:18s}" + " ".join(row), flush=True)
-    print(f"hard ({a.npow}/cell)")
-    share_table('hard', npw._hard, fam.MOVING, a.npow, 555, "6.1f")
-    print(f"episodes, both edges ({a.nep}/cell) ratio 1.05 / 1.10 / 1.20")
-    for name in ("g", "ar=0.5", "t3"):
-        row = []
-        for n in sizes:
-            for ratio in (1.05, 1.1, 1.2):
-                h = sum(ex.map(_episode, [(name, n, ratio, r, 4242 + 31 * k + n) for k, r in enumerate(split(a.nep))]))
-                res.setdefault('episodes', {}).setdefault(name, {})[f"{n}/{ratio}"] = h / a.nep
-                row.append(f"{100 * h / a.nep:5.1f}")
-            row.append('|')
-        print(f"{name:18s}" + " ".join(row), flush=True)
+    parts = a.part.split(',')
+    if 'null' in parts:
+        share_table('null', npw._null, a.families.split(',') if a.families else npw.NULL_FAMILIES, a.nnull,
+                    a.null_seed, "6.2f")
+        allv = [v for d in res['null'].values() for v in d.values()]
+        print(f"null mean {100*np.mean(allv):.3f} % max {100*max(allv):.2f} %")
+    if 'power' in parts:
+        print(f"power ({a.npow}/cell) ratio 1.05 / 1.10 / 1.20")
+        for name in npw.POWER_FAMILIES:
+            row = []
+            for n in sizes:
+                for ratio in (1.05, 1.1, 1.2):
+                    ps = list(ex.map(npw._power, [(name, n, ratio, r, 999 + 77 * k + n) for k, r in enumerate(split(a.npow))]))
+                    h = sum(p[0] for p in ps) / a.npow; e = sum(p[1] for p in ps) / a.npow
+                    res.setdefault('power', {}).setdefault(name, {})[f"{n}/{ratio}"] = [h, e]
+                    row.append(f"{100*h:5.1f}")
+                row.append('|')
+            print(f"{name:18s}" + " ".join(row), flush=True)
+    if 'hard' in parts:
+        print(f"hard ({a.npow}/cell)")
+        share_table('hard', npw._hard, fam.MOVING, a.npow, 555, "6.1f")
+    if 'episodes' in parts:
+        print(f"episodes, both edges ({a.nep}/cell) ratio 1.05 / 1.10 / 1.20")
+        for name in ("g", "ar=0.5", "t3"):
+            row = []
+            for n in sizes:
+                for ratio in (1.05, 1.1, 1.2):
+                    h = sum(ex.map(_episode, [(name, n, ratio, r, 4242 + 31 * k + n) for k, r in enumerate(split(a.nep))]))
+                    res.setdefault('episodes', {}).setdefault(name, {})[f"{n}/{ratio}"] = h / a.nep
+                    row.append(f"{100 * h / a.nep:5.1f}")
+                row.append('|')
+            print(f"{name:18s}" + " ".join(row), flush=True)
 print(f"{time.time()-t0:.0f} s")
 if a.json: open(a.json, 'w').write(json.dumps(res))

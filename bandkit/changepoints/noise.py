@@ -19,7 +19,7 @@ previous ones. The unit-root decision (below) stays on all the differences: with
 trending series (annual GDP, a fertility curve in TCPD) fell under the cap, left the drift guard and got 3-6
 changes.
 
-Short series, the unit (up to ``SHORT_MAX_N`` = 49 values, :func:`short_unit`): even so the two-lag rho of 20
+Short series, the unit (``SHORT_MIN_N`` = 20 to ``SHORT_MAX_N`` = 49 values, :func:`short_unit`): even so the two-lag rho of 20
 values reads white noise as rho ~ 0.45 in the series that miss a 5-SD step, and the step itself sends a series
 to the unit-root branch: bandkit found 50-86 % of 5-SD steps at 20 values where a scan with the pooled
 within-segment SD finds 95-99.5 %. So a short series is segmented exactly into 0, 1 and 2 changes
@@ -32,7 +32,9 @@ series the rhos sent to the unit-root branch stays there if r1 >= 0.5). Otherwis
 the estimate above stands. A ramp fits a drift at least as well as two steps but not an episode or a step;
 without the guards the unit made gentle drifts and random walks look like steps (AR 0.5 + 3-SD drift at 30
 values 14 -> 21 %, random walk rw=3 23 -> 35 %; benchmarks/RESULTS_changepoints.md §9). The table rows for 20,
-30 and 40 values were recalibrated with this estimator; from 50 values on nothing changes.
+30 and 40 values were recalibrated with this estimator; from 50 values on nothing changes. Below 20 values
+(thresholds of the 20-value row, not calibrated there) the unit raised null alarms (AR 0.5 at 15 values 0.7 ->
+1.4 %), so it starts at 20.
 
 Unit-root branch: when the short lags look like a random walk or a smooth trend (``rho`` at its cap, i.e. v(2)
 >= 1.9 v(1)) a long-run SD from two lags is meaningless. The scale then comes from the residuals of a
@@ -196,6 +198,7 @@ def unit_root_scale(x: np.ndarray, sigma: float, min_size: int, n_iter: int = 3)
 
 
 SHORT_MAX_N = 49  # series up to this length take the unit of their best 0/1/2-change segmentation (docstring)
+SHORT_MIN_N = 20  # ... and from this length (the shortest the table was calibrated at)
 LOCATION_BIC = 1.0  # BIC charge of a change's location, in ln n (its level is one more parameter)
 DRIFT_GUARD = {1: 1.6, 2: 2.3}  # k changes explain the series only if a line leaves this x their residual SS
 WALK_GUARD = 3.0  # ... and a random-walk level has a BIC larger by at least this much
@@ -312,7 +315,7 @@ def estimate(x: np.ndarray, *, tick: float = 0.0, raw: np.ndarray | None = None,
     if max(nm.rho, rho_full) >= RHO_MAX:
         s, rho_r = unit_root_scale(x, nm.sigma, min_size)
         nm = NoiseModel(nm.sigma, nm.rho, s, s, tick, model="unit_root", rho_resid=rho_r)
-    if x.size <= SHORT_MAX_N:
+    if SHORT_MIN_N <= x.size <= SHORT_MAX_N:
         su = short_unit(x, nm, min_size, tick, grid, wander)
         if su is not None:
             return su
