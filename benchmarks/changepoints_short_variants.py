@@ -4,7 +4,8 @@ Usage: python benchmarks/changepoints_short_variants.py --variant base|cap|cap_u
        [--nnull 2000] [--npow 400] [--sizes 20,30,40] [--json out.json]
 
 ``current`` runs the installed estimator as it is (``noise.short_unit`` up to ``noise.SHORT_MAX_N`` values);
-``base`` and the variants turn it off first (main before it); ``bic`` is the installed unit with ``--max-n``,
+``base`` and the variants turn it off first (main's estimator, but the installed table: measure main itself
+with ``PYTHONPATH=/path/to/main``, where ``base`` is main as it is); ``bic`` is the installed unit with ``--max-n``,
 ``--loc`` (``noise.LOCATION_BIC``), ``--g1`` / ``--g2`` (``noise.DRIFT_GUARD``) set for the run. Exploration, not the product: the variants wrap ``bandkit.changepoints.noise.estimate`` for series of up to
 ``noise.SPLIT_MAX_N`` (30) values off the unit-root branch, the table rows for 20 and 30 values (min_size >= 2,
 l2 and robust) are recalibrated in memory with ``changepoints_calibrate.simulate`` (its seeds, ``--recal``
@@ -134,10 +135,10 @@ def _episode(args):
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument('--variant', default='base', choices=('current', 'base', 'cap', 'cap_ur', 'pooled', 'pooled_r1', 'pooled_r1_ur', 'two', 'hybrid', 'bic'))
-ap.add_argument('--loc', type=float, default=N.LOCATION_BIC, help='bic: noise.LOCATION_BIC')
-ap.add_argument('--g1', type=float, default=N.DRIFT_GUARD[1], help='bic: noise.DRIFT_GUARD[1]')
-ap.add_argument('--g2', type=float, default=N.DRIFT_GUARD[2], help='bic: noise.DRIFT_GUARD[2]')
-ap.add_argument('--walk', type=float, default=N.WALK_GUARD, help='bic: noise.WALK_GUARD')
+ap.add_argument('--loc', type=float, default=getattr(N, 'LOCATION_BIC', 1.0), help='bic: noise.LOCATION_BIC')
+ap.add_argument('--g1', type=float, default=getattr(N, 'DRIFT_GUARD', {1: 0})[1], help='bic: noise.DRIFT_GUARD[1]')
+ap.add_argument('--g2', type=float, default=getattr(N, 'DRIFT_GUARD', {2: 0})[2], help='bic: noise.DRIFT_GUARD[2]')
+ap.add_argument('--walk', type=float, default=getattr(N, 'WALK_GUARD', 0.0), help='bic: noise.WALK_GUARD')
 ap.add_argument('--max-n', type=int, default=30, help='longest series the variant applies to (30 or 49)')
 ap.add_argument('--recal', type=int, default=0)
 ap.add_argument('--nnull', type=int, default=2000); ap.add_argument('--npow', type=int, default=400)
@@ -158,7 +159,7 @@ import changepoints_calibrate as cal, changepoints_families as fam, changepoints
 from bandkit.changepoints import _calibration as C, significance as sig
 from concurrent.futures import ProcessPoolExecutor
 t0 = time.time()
-res = {'variant': a.variant, 'recal': a.recal, 'rho_free': a.rho_free, 'bic': [N.SHORT_MAX_N, N.LOCATION_BIC, N.DRIFT_GUARD, N.WALK_GUARD], 'max_n': a.max_n}
+res = {'variant': a.variant, 'recal': a.recal, 'rho_free': a.rho_free, 'bic': [getattr(N, k, None) for k in ('SHORT_MAX_N', 'LOCATION_BIC', 'DRIFT_GUARD', 'WALK_GUARD')], 'max_n': a.max_n}
 if a.recal:
     new = [20, 30] + ([40] if a.max_n >= 40 else [])
     out = cal.simulate(fam.CALIBRATION, new + [50], a.recal, 2, seed=12345)
@@ -172,7 +173,6 @@ if a.recal:
 sizes = [int(s) for s in a.sizes.split(',')]
 def split(r): return [r // 2, r - r // 2]
 with ProcessPoolExecutor(2) as ex:
-    print(f"null ({a.nnull}/cell) sizes {sizes}")
     def share_table(part, fn, families, reps, seed, fmt):
         """Share of series with a reported change per (family, size), printed and kept in ``res[part]``."""
         for name in families:
@@ -186,6 +186,7 @@ with ProcessPoolExecutor(2) as ex:
 
     parts = a.part.split(',')
     if 'null' in parts:
+        print(f"null ({a.nnull}/cell) sizes {sizes}")
         share_table('null', npw._null, a.families.split(',') if a.families else npw.NULL_FAMILIES, a.nnull,
                     a.null_seed, "6.2f")
         allv = [v for d in res['null'].values() for v in d.values()]

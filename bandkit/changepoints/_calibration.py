@@ -11,7 +11,9 @@ The min_size >= 2 rows for 20 and 30 values were rewritten on 2026-11-24 by ``--
 split out of its variogram (bandkit/changepoints/noise.py, "Short series"). The rows for 20, 30 and 40 values
 (min_size >= 2) were rewritten again on 2026-11-24 by ``--reps 4000 --sizes 20,30,40,50`` (row 50 not copied)
 for the short-series unit of up to 49 values (noise.short_unit: best 0/1/2-change segmentation by BIC, with the
-drift guard); rows from 50 on are unchanged.
+drift guard); rows from 50 on are unchanged. Below 20 values the estimator is the previous one (the unit
+starts at 20), so are its thresholds: the rows for 19 values are the previous 20-value rows (the table is
+flat below its first row), and nothing under 20 values changes.
 Each row: series length n, then the path statistic beyond which at most 50, 30, 20, 10, 5, 2, 1, 0.5 and 0.2 %
 of the null series of every family fall (the supremum over families), for the cost and minimum segment
 length of the key. Results: benchmarks/RESULTS_calibration.md, "change points".
@@ -19,6 +21,7 @@ length of the key. Results: benchmarks/RESULTS_calibration.md, "change points".
 QS = (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
 TABLE = {}
 TABLE[('l2', 2)] = (  # n, thresholds at survival (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
+    (19, (3.31, 6.73, 9.31, 14.44, 19.07, 25.67, 30.90, 35.17, 52.07)),  # main's 20-value row (docstring)
     (20, (4.52, 9.00, 12.22, 17.31, 21.95, 28.14, 32.09, 39.37, 46.20)),
     (30, (3.58, 7.75, 10.82, 15.61, 20.51, 26.61, 31.38, 37.92, 48.42)),
     (40, (3.36, 6.34, 8.69, 12.89, 17.96, 24.82, 30.48, 35.17, 46.44)),
@@ -33,6 +36,7 @@ TABLE[('l2', 2)] = (  # n, thresholds at survival (0.5, 0.3, 0.2, 0.1, 0.05, 0.0
 )
 
 TABLE[('robust', 2)] = (  # n, thresholds at survival (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
+    (19, (2.51, 7.57, 11.04, 17.72, 23.07, 33.04, 38.92, 46.39, 53.83)),  # main's 20-value row (docstring)
     (20, (3.17, 8.36, 12.24, 19.62, 28.10, 38.85, 54.38, 55.19, 89.96)),
     (30, (2.96, 9.54, 13.64, 19.22, 25.28, 34.08, 44.51, 51.48, 73.32)),
     (40, (1.48, 6.76, 10.34, 15.64, 21.22, 29.50, 37.04, 47.77, 63.78)),
