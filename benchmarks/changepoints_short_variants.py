@@ -3,8 +3,10 @@
 Usage: python benchmarks/changepoints_short_variants.py --variant base|cap|cap_ur|pooled [--recal 4000]
        [--nnull 2000] [--npow 400] [--sizes 20,30,40] [--json out.json]
 
-``current`` runs the installed estimator as it is (``noise.SHORT_POOLED``, the adopted ``pooled_r1_ur``);
-``base`` and the variants turn it off first (main before it). Exploration, not the product: the variants wrap ``bandkit.changepoints.noise.estimate`` for series of up to
+``current`` runs the installed estimator as it is (``noise.short_unit`` up to ``noise.SHORT_MAX_N`` values);
+``base`` and the variants turn it off first (main's estimator, but the installed table: measure main itself
+with ``PYTHONPATH=/path/to/main``, where ``base`` is main as it is); ``bic`` is the installed unit with ``--max-n``,
+``--loc`` (``noise.LOCATION_BIC``), ``--g1`` / ``--g2`` (``noise.DRIFT_GUARD``) set for the run. Exploration, not the product: the variants wrap ``bandkit.changepoints.noise.estimate`` for series of up to
 ``noise.SPLIT_MAX_N`` (30) values off the unit-root branch, the table rows for 20 and 30 values (min_size >= 2,
 l2 and robust) are recalibrated in memory with ``changepoints_calibrate.simulate`` (its seeds, ``--recal``
 series per family; ``base`` keeps the shipped rows unless ``--recal`` is given), then the null families of
@@ -110,25 +112,54 @@ def variant_estimate(kind):
     return estimate
 
 
+EPISODE_UP = {20: 7, 30: 10, 40: 14}  # values at the raised level of an episode, by series length
+
+
+def _episode(args):
+    """Hits of both edges (within 3 values) of an episode: the level rises by ``ratio`` for EPISODE_UP[n]
+    values in the middle of the series, then returns."""
+    from changepoints_families import series
+    from changepoints_nullpower import detect
+    name, n, ratio, reps, seed = args
+    rng = np.random.default_rng(seed)
+    up = EPISODE_UP.get(n, n // 3)
+    a = (n - up) // 2
+    hit = 0
+    for _ in range(reps):
+        sig = np.ones(n)
+        sig[a:a + up] = ratio
+        idx = detect(series(name, sig, rng))
+        hit += bool(np.any(np.abs(idx - a) <= 3) and np.any(np.abs(idx - a - up) <= 3))
+    return hit
+
+
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-ap.add_argument('--variant', default='base', choices=('current', 'base', 'cap', 'cap_ur', 'pooled', 'pooled_r1', 'pooled_r1_ur', 'two', 'hybrid'))
+ap.add_argument('--variant', default='base', choices=('current', 'base', 'cap', 'cap_ur', 'pooled', 'pooled_r1', 'pooled_r1_ur', 'two', 'hybrid', 'bic'))
+ap.add_argument('--loc', type=float, default=getattr(N, 'LOCATION_BIC', 1.0), help='bic: noise.LOCATION_BIC')
+ap.add_argument('--g1', type=float, default=getattr(N, 'DRIFT_GUARD', {1: 0})[1], help='bic: noise.DRIFT_GUARD[1]')
+ap.add_argument('--g2', type=float, default=getattr(N, 'DRIFT_GUARD', {2: 0})[2], help='bic: noise.DRIFT_GUARD[2]')
+ap.add_argument('--walk', type=float, default=getattr(N, 'WALK_GUARD', 0.0), help='bic: noise.WALK_GUARD')
 ap.add_argument('--max-n', type=int, default=30, help='longest series the variant applies to (30 or 49)')
 ap.add_argument('--recal', type=int, default=0)
 ap.add_argument('--nnull', type=int, default=2000); ap.add_argument('--npow', type=int, default=400)
 ap.add_argument('--sizes', default='20,30,40'); ap.add_argument('--json', default='')
-ap.add_argument('--rho-free', type=float, default=0.5)
+ap.add_argument('--part', default='null,power,hard,episodes'); ap.add_argument('--families', default='', help='null families (default: all)')
+ap.add_argument('--null-seed', type=int, default=777)
+ap.add_argument('--rho-free', type=float, default=0.5); ap.add_argument('--nep', type=int, default=300)
 a = ap.parse_args()
 RHO_FREE = a.rho_free
-if a.variant != 'current':  # the variants wrap the estimator of main before the pooled unit (SHORT_POOLED)
-    N.SHORT_POOLED = False
+if a.variant == 'bic':  # the installed segmentation unit (noise.short_unit) with these constants
+    N.SHORT_MAX_N, N.LOCATION_BIC, N.DRIFT_GUARD, N.WALK_GUARD = a.max_n, a.loc, {1: a.g1, 2: a.g2}, a.walk
+elif a.variant != 'current':
+    N.SHORT_MAX_N = 0  # main before the segmentation unit (the variants wrap that estimator)
     N.SPLIT_MAX_N = a.max_n
-if a.variant not in ('base', 'current'):
+if a.variant not in ('base', 'current', 'bic'):
     N.estimate = variant_estimate(a.variant)
 import changepoints_calibrate as cal, changepoints_families as fam, changepoints_nullpower as npw
 from bandkit.changepoints import _calibration as C, significance as sig
 from concurrent.futures import ProcessPoolExecutor
 t0 = time.time()
-res = {'variant': a.variant, 'recal': a.recal, 'rho_free': a.rho_free}
+res = {'variant': a.variant, 'recal': a.recal, 'rho_free': a.rho_free, 'bic': [getattr(N, k, None) for k in ('SHORT_MAX_N', 'LOCATION_BIC', 'DRIFT_GUARD', 'WALK_GUARD')], 'max_n': a.max_n}
 if a.recal:
     new = [20, 30] + ([40] if a.max_n >= 40 else [])
     out = cal.simulate(fam.CALIBRATION, new + [50], a.recal, 2, seed=12345)
@@ -142,7 +173,6 @@ if a.recal:
 sizes = [int(s) for s in a.sizes.split(',')]
 def split(r): return [r // 2, r - r // 2]
 with ProcessPoolExecutor(2) as ex:
-    print(f"null ({a.nnull}/cell) sizes {sizes}")
     def share_table(part, fn, families, reps, seed, fmt):
         """Share of series with a reported change per (family, size), printed and kept in ``res[part]``."""
         for name in families:
@@ -154,21 +184,38 @@ with ProcessPoolExecutor(2) as ex:
                 row.append(f"{100 * v:{fmt}}")
             print(f"{name:18s}" + " ".join(row), flush=True)
 
-    share_table('null', npw._null, npw.NULL_FAMILIES, a.nnull, 777, "6.2f")
-    allv = [v for d in res['null'].values() for v in d.values()]
-    print(f"null mean {100*np.mean(allv):.3f} % max {100*max(allv):.2f} %")
-    print(f"power ({a.npow}/cell) ratio 1.05 / 1.10 / 1.20")
-    for name in npw.POWER_FAMILIES:
-        row = []
-        for n in sizes:
-            for ratio in (1.05, 1.1, 1.2):
-                ps = list(ex.map(npw._power, [(name, n, ratio, r, 999 + 77 * k + n) for k, r in enumerate(split(a.npow))]))
-                h = sum(p[0] for p in ps) / a.npow; e = sum(p[1] for p in ps) / a.npow
-                res.setdefault('power', {}).setdefault(name, {})[f"{n}/{ratio}"] = [h, e]
-                row.append(f"{100*h:5.1f}")
-            row.append('|')
-        print(f"{name:18s}" + " ".join(row), flush=True)
-    print(f"hard ({a.npow}/cell)")
-    share_table('hard', npw._hard, fam.MOVING, a.npow, 555, "6.1f")
+    parts = a.part.split(',')
+    if 'null' in parts:
+        print(f"null ({a.nnull}/cell) sizes {sizes}")
+        share_table('null', npw._null, a.families.split(',') if a.families else npw.NULL_FAMILIES, a.nnull,
+                    a.null_seed, "6.2f")
+        allv = [v for d in res['null'].values() for v in d.values()]
+        print(f"null mean {100*np.mean(allv):.3f} % max {100*max(allv):.2f} %")
+    if 'power' in parts:
+        print(f"power ({a.npow}/cell) ratio 1.05 / 1.10 / 1.20")
+        for name in npw.POWER_FAMILIES:
+            row = []
+            for n in sizes:
+                for ratio in (1.05, 1.1, 1.2):
+                    ps = list(ex.map(npw._power, [(name, n, ratio, r, 999 + 77 * k + n) for k, r in enumerate(split(a.npow))]))
+                    h = sum(p[0] for p in ps) / a.npow; e = sum(p[1] for p in ps) / a.npow
+                    res.setdefault('power', {}).setdefault(name, {})[f"{n}/{ratio}"] = [h, e]
+                    row.append(f"{100*h:5.1f}")
+                row.append('|')
+            print(f"{name:18s}" + " ".join(row), flush=True)
+    if 'hard' in parts:
+        print(f"hard ({a.npow}/cell)")
+        share_table('hard', npw._hard, fam.MOVING, a.npow, 555, "6.1f")
+    if 'episodes' in parts:
+        print(f"episodes, both edges ({a.nep}/cell) ratio 1.05 / 1.10 / 1.20")
+        for name in ("g", "ar=0.5", "t3"):
+            row = []
+            for n in sizes:
+                for ratio in (1.05, 1.1, 1.2):
+                    h = sum(ex.map(_episode, [(name, n, ratio, r, 4242 + 31 * k + n) for k, r in enumerate(split(a.nep))]))
+                    res.setdefault('episodes', {}).setdefault(name, {})[f"{n}/{ratio}"] = h / a.nep
+                    row.append(f"{100 * h / a.nep:5.1f}")
+                row.append('|')
+            print(f"{name:18s}" + " ".join(row), flush=True)
 print(f"{time.time()-t0:.0f} s")
 if a.json: open(a.json, 'w').write(json.dumps(res))

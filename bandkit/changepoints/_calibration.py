@@ -8,7 +8,12 @@ up to 1,000 values, 2,000 at 2,000, 1,000 beyond) on the current pipeline with l
 families (right-skewed timing noise: held out it had 2-14 % false alarms at 1,000-10,000 values).
 The min_size >= 2 rows for 20 and 30 values were rewritten on 2026-11-24 by ``--reps 4000 --sizes
 20,30,50,100`` after the noise model of series up to 30 values left the differences across their strongest
-split out of its variogram (bandkit/changepoints/noise.py, "Short series").
+split out of its variogram (bandkit/changepoints/noise.py, "Short series"). The rows for 20, 30 and 40 values
+(min_size >= 2) were rewritten again on 2026-11-24 by ``--reps 4000 --sizes 20,30,40,50`` (row 50 not copied)
+for the short-series unit of up to 49 values (noise.short_unit: best 0/1/2-change segmentation by BIC, with the
+drift guard); rows from 50 on are unchanged. Below 20 values the estimator is the previous one (the unit
+starts at 20), so are its thresholds: the rows for 19 values are the previous 20-value rows (the table is
+flat below its first row), and nothing under 20 values changes.
 Each row: series length n, then the path statistic beyond which at most 50, 30, 20, 10, 5, 2, 1, 0.5 and 0.2 %
 of the null series of every family fall (the supremum over families), for the cost and minimum segment
 length of the key. Results: benchmarks/RESULTS_calibration.md, "change points".
@@ -16,8 +21,10 @@ length of the key. Results: benchmarks/RESULTS_calibration.md, "change points".
 QS = (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
 TABLE = {}
 TABLE[('l2', 2)] = (  # n, thresholds at survival (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
-    (20, (3.31, 6.73, 9.31, 14.44, 19.07, 25.67, 30.90, 35.17, 52.07)),
-    (30, (3.44, 6.32, 8.73, 13.72, 18.50, 25.30, 31.73, 41.09, 49.69)),
+    (19, (3.31, 6.73, 9.31, 14.44, 19.07, 25.67, 30.90, 35.17, 52.07)),  # main's 20-value row (docstring)
+    (20, (4.52, 9.00, 12.22, 17.31, 21.95, 28.14, 32.09, 39.37, 46.20)),
+    (30, (3.58, 7.75, 10.82, 15.61, 20.51, 26.61, 31.38, 37.92, 48.42)),
+    (40, (3.36, 6.34, 8.69, 12.89, 17.96, 24.82, 30.48, 35.17, 46.44)),
     (50, (3.47, 6.08, 7.69, 10.85, 15.20, 20.63, 25.71, 31.66, 38.64)),
     (100, (5.83, 8.16, 9.66, 12.30, 15.79, 20.15, 23.90, 28.01, 33.47)),
     (200, (8.20, 10.24, 11.63, 13.76, 16.37, 19.68, 22.10, 24.36, 27.78)),
@@ -29,8 +36,10 @@ TABLE[('l2', 2)] = (  # n, thresholds at survival (0.5, 0.3, 0.2, 0.1, 0.05, 0.0
 )
 
 TABLE[('robust', 2)] = (  # n, thresholds at survival (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
-    (20, (2.51, 7.57, 11.04, 17.72, 23.07, 33.04, 38.92, 46.39, 53.83)),
-    (30, (1.25, 6.91, 9.93, 16.26, 23.26, 31.66, 41.23, 45.53, 59.38)),
+    (19, (2.51, 7.57, 11.04, 17.72, 23.07, 33.04, 38.92, 46.39, 53.83)),  # main's 20-value row (docstring)
+    (20, (3.17, 8.36, 12.24, 19.62, 28.10, 38.85, 54.38, 55.19, 89.96)),
+    (30, (2.96, 9.54, 13.64, 19.22, 25.28, 34.08, 44.51, 51.48, 73.32)),
+    (40, (1.48, 6.76, 10.34, 15.64, 21.22, 29.50, 37.04, 47.77, 63.78)),
     (50, (1.19, 5.05, 6.98, 10.97, 15.34, 23.32, 31.56, 44.91, 78.76)),
     (100, (2.89, 5.95, 7.54, 10.33, 13.24, 18.39, 23.79, 32.38, 51.81)),
     (200, (5.25, 7.80, 9.16, 11.42, 13.64, 17.30, 20.81, 25.68, 36.80)),

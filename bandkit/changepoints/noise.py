@@ -17,7 +17,24 @@ AR(1) noise (67 -> 83 % at 50 values) but its recalibrated table rows (the worst
 worse) cost 2-SD steps at 50 values 10 points; from 50 values on the estimator and its table rows are the
 previous ones. The unit-root decision (below) stays on all the differences: without the one jump a smooth or
 trending series (annual GDP, a fertility curve in TCPD) fell under the cap, left the drift guard and got 3-6
-changes. The table rows for 20 and 30 values were recalibrated with this estimator.
+changes.
+
+Short series, the unit (``SHORT_MIN_N`` = 20 to ``SHORT_MAX_N`` = 49 values, :func:`short_unit`): even so the two-lag rho of 20
+values reads white noise as rho ~ 0.45 in the series that miss a 5-SD step, and the step itself sends a series
+to the unit-root branch: bandkit found 50-86 % of 5-SD steps at 20 values where a scan with the pooled
+within-segment SD finds 95-99.5 %. So a short series is segmented exactly into 0, 1 and 2 changes
+(:func:`segment_fits`) and the BIC picks one (n ln(RSS / n), k + 1 levels and ``LOCATION_BIC`` ln n per location).
+If it picks one or two changes, and they explain the series better than the two smooth alternatives (the drift
+guard: a straight line must leave at least ``DRIFT_GUARD[k]`` times their residual sum of squares and a worse
+BIC; a random-walk level plus noise, :func:`walk_bic`, a BIC worse by ``WALK_GUARD``), the unit is the pooled
+SD around them times the long-run factor of their residuals' lag-1 autocorrelation r1 (model "segments"; a
+series the rhos sent to the unit-root branch stays there if r1 >= 0.5). Otherwise (no change, a drift, a walk)
+the estimate above stands. A ramp fits a drift at least as well as two steps but not an episode or a step;
+without the guards the unit made gentle drifts and random walks look like steps (AR 0.5 + 3-SD drift at 30
+values 14 -> 21 %, random walk rw=3 23 -> 35 %; benchmarks/RESULTS_changepoints.md §9). The table rows for 20,
+30 and 40 values were recalibrated with this estimator; from 50 values on nothing changes. Below 20 values
+(thresholds of the 20-value row, not calibrated there) the unit raised null alarms (AR 0.5 at 15 values 0.7 ->
+1.4 %), so it starts at 20.
 
 Unit-root branch: when the short lags look like a random walk or a smooth trend (``rho`` at its cap, i.e. v(2)
 >= 1.9 v(1)) a long-run SD from two lags is meaningless. The scale then comes from the residuals of a
@@ -62,8 +79,9 @@ class NoiseModel:
     SD; ``sigma_lr``: long-run SD, the unit of the test statistics; ``tick``: clock tick of quantised values (0:
     continuous); ``wander``: 1/f allowance (fraction of the noise SD) and ``kappa`` its variance per difference
     of segment means in ``sigma_lr^2`` units; ``model``: "ar1", "unit_root" (scale from segmentation residuals,
-    ``rho_resid`` their lag-1 autocorrelation), "white" (explicit penalty: the short-range SD is used) or
-    "degenerate" (constant data: unit scale)."""
+    ``rho_resid`` their lag-1 autocorrelation), "segments" (series up to 49 values: pooled SD around the 1-2
+    changes the BIC picks, ``rho`` their residuals' lag-1 autocorrelation, ``sigma_marg`` the pooled SD),
+    "white" (explicit penalty: the short-range SD is used) or "degenerate" (constant data: unit scale)."""
 
     sigma: float
     rho: float
@@ -179,6 +197,106 @@ def unit_root_scale(x: np.ndarray, sigma: float, min_size: int, n_iter: int = 3)
     return float(s), float(rho)
 
 
+SHORT_MAX_N = 49  # series up to this length take the unit of their best 0/1/2-change segmentation (docstring)
+SHORT_MIN_N = 20  # ... and from this length (the shortest the table was calibrated at)
+LOCATION_BIC = 1.0  # BIC charge of a change's location, in ln n (its level is one more parameter)
+DRIFT_GUARD = {1: 1.6, 2: 2.3}  # k changes explain the series only if a line leaves this x their residual SS
+WALK_GUARD = 3.0  # ... and a random-walk level has a BIC larger by at least this much
+WALK_Q = np.array([0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0])  # level / noise variance ratios tried
+
+
+def walk_bic(x: np.ndarray) -> float:
+    """BIC, n ln(sigma^2) + sum ln F_t + 2 ln n, of a random-walk level plus white noise (the local level
+    model; Kalman filter started at the first value, the noise variance concentrated out), minimised over the
+    signal-to-noise ratios WALK_Q."""
+    n = x.size
+    a = np.full(WALK_Q.size, float(x[0]))
+    P = 1.0 + WALK_Q
+    sv = np.zeros(WALK_Q.size)
+    sl = np.zeros(WALK_Q.size)
+    for t in range(1, n):
+        F = P + 1.0
+        v = x[t] - a
+        K = P / F
+        sv += v * v / F
+        sl += np.log(F)
+        a += K * v
+        P = P * (1.0 - K) + WALK_Q
+    crit = n * np.log(np.maximum(sv / (n - 1), 1e-300)) + sl + 2.0 * math.log(n)
+    return float(crit.min())
+
+
+def segment_fits(x: np.ndarray, m: int = 2) -> dict:
+    """Least-squares fits of a short series: ``{k: (rss, residuals)}`` around its best segmentation into k + 1
+    segments (k = 0, 1, 2; each segment >= m values; exact, O(n^2)) and ``"line"``: the residual sum of squares
+    around a straight line."""
+    n = x.size
+    xc = x - x.mean()
+    S = np.r_[0.0, np.cumsum(xc)]
+    rss0 = float(xc @ xc)
+    out: dict = {0: (rss0, xc)}
+    c = np.arange(m, n - m + 1)
+    if c.size:
+        f1 = S[c] ** 2 * n / (c * (n - c))
+        a = int(c[np.argmax(f1)])
+        r = np.r_[xc[:a] - xc[:a].mean(), xc[a:] - xc[a:].mean()]
+        out[1] = (float(r @ r), r)
+    if n >= 3 * m:
+        c1, c2 = np.meshgrid(np.arange(m, n - 2 * m + 1), np.arange(2 * m, n - m + 1), indexing="ij")
+        ok = c2 - c1 >= m
+        fit = S[c1] ** 2 / c1 + (S[c2] - S[c1]) ** 2 / np.maximum(c2 - c1, 1) + S[c2] ** 2 / (n - c2)
+        k = int(np.argmax(np.where(ok, fit, -np.inf)))
+        a, b = int(c1.flat[k]), int(c2.flat[k])
+        r = np.concatenate([xc[:a] - xc[:a].mean(), xc[a:b] - xc[a:b].mean(), xc[b:] - xc[b:].mean()])
+        out[2] = (float(r @ r), r)
+    t = np.arange(n) - (n - 1) / 2.0
+    out["line"] = max(rss0 - float(xc @ t) ** 2 / float(t @ t), 0.0)
+    out["x"] = x
+    return out
+
+
+def segments_choice(fits: dict, n: int) -> int | str:
+    """Number of changes (0, 1, 2) the BIC picks, n ln(RSS / n) + (k + 1 + LOCATION_BIC k) ln n, or ``"line"``
+    (the drift guard) when a straight line (2 parameters) has a BIC at most the k changes' or leaves less than
+    ``DRIFT_GUARD[k]`` times their residual SS; ``"walk"`` when a random-walk level (:func:`walk_bic`) is
+    within ``WALK_GUARD`` of their BIC. (Needs the series: ``fits["x"]``.)"""
+    ln = math.log(n)
+    crit = {k: n * math.log(max(fits[k][0], 1e-300) / n) + (k + 1 + LOCATION_BIC * k) * ln
+            for k in (0, 1, 2) if k in fits}
+    k = min(crit, key=crit.get)
+    if k and (n * math.log(max(fits["line"], 1e-300) / n) + 2 * ln <= crit[k]
+              or fits["line"] < DRIFT_GUARD[k] * fits[k][0]):
+        return "line"
+    if k and walk_bic(fits["x"]) < crit[k] + WALK_GUARD:
+        return "walk"
+    return k
+
+
+def short_unit(x: np.ndarray, nm: NoiseModel, min_size: int, tick: float, grid: float,
+               wander: float) -> NoiseModel | None:
+    """The noise model of a short series with a clear step structure (module docstring, "Short series"), or
+    None when the criterion finds no change or a line (a drift) explains the series as well: ``nm`` stays."""
+    m = max(int(min_size), 2)
+    if x.size < 3 * m + 1:
+        return None
+    fits = segment_fits(x, m)
+    k = segments_choice(fits, x.size)
+    if k in ("line", "walk", 0):
+        return None
+    ss, r = fits[k]
+    r1 = float(np.clip(r[:-1] @ r[1:] / ss, 0.0, RHO_MAX)) if ss > 0 else 0.0
+    if nm.model == "unit_root" and r1 >= 0.5:  # the steps do not explain the series' memory: a random walk
+        return None
+    sp = math.sqrt(ss / (x.size - k - 1))  # pooled within-segment SD
+    s = sp * math.sqrt((1.0 + r1) / (1.0 - r1))
+    if grid > 0:
+        s = max(s, min(nm.sigma_marg, 0.5 * grid))
+    if not s > 0:
+        return None
+    return NoiseModel(nm.sigma, r1, min(max(sp, 1e-300), s), s, tick, float(wander), wander_kappa(wander, x.size),
+                      "segments")
+
+
 def estimate(x: np.ndarray, *, tick: float = 0.0, raw: np.ndarray | None = None, min_size: int = 2,
              wander: float = WANDER, grid: float = 0.0) -> NoiseModel:
     """Noise model of the search series ``x`` (``raw``: the values before winsorising, for rho; ``grid``: the
@@ -197,6 +315,10 @@ def estimate(x: np.ndarray, *, tick: float = 0.0, raw: np.ndarray | None = None,
     if max(nm.rho, rho_full) >= RHO_MAX:
         s, rho_r = unit_root_scale(x, nm.sigma, min_size)
         nm = NoiseModel(nm.sigma, nm.rho, s, s, tick, model="unit_root", rho_resid=rho_r)
+    if SHORT_MIN_N <= x.size <= SHORT_MAX_N:
+        su = short_unit(x, nm, min_size, tick, grid, wander)
+        if su is not None:
+            return su
     kappa = wander_kappa(wander, x.size) * min(1.0, (nm.sigma_marg / nm.sigma_lr) ** 2)
     return NoiseModel(nm.sigma, nm.rho, nm.sigma_marg, nm.sigma_lr, tick, float(wander), kappa, nm.model,
                       nm.rho_resid)
