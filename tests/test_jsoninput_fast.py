@@ -119,3 +119,34 @@ def test_pyperf_check_accepts_the_real_files():
         doc = json.loads(gzip.decompress((DATA / "runners" / name).read_bytes()))
         assert jsoninput._pyperf_passes(doc), name
     assert jsoninput._pyperf_passes(SMALL) and jsoninput._pyperf_passes(OLD)
+
+
+def _full_prescan_error(data: bytes):
+    """prescan's verdict by the full regex scans alone (no shortcut)."""
+    bare = jsoninput._STRING.sub(b'""', data) if b'"' in data else data
+    m = jsoninput._LONG_NUMBER.search(bare)
+    return None if m is None else len(m.group(0))
+
+
+@pytest.mark.parametrize("text, long_number", [
+    ('{"a": %s}' % ("1" * 100), None),
+    ('{"a": %s}' % ("1" * 101), 101),
+    ('{"a": "%s", "b": 1}' % ("9" * 500), None),  # digits inside a string: not a number
+    ('{"a": "%s",\n "b": -%se+5}' % ("9" * 50, "2" * 150), 154),
+    ('{"a": ["x", "\\"%s"], "e": 1e5}' % ("7" * 300), None),
+    ('[1.%s]' % ("0" * 99), 101),
+])
+def test_prescan_long_numbers_as_the_full_scan(text, long_number):
+    data = text.encode()
+    assert _full_prescan_error(data) == long_number
+    if long_number is None:
+        jsoninput.prescan("f.json", data)
+    else:
+        with pytest.raises(InputError, match=f"number with {long_number} characters"):
+            jsoninput.prescan("f.json", data)
+
+
+@pytest.mark.parametrize("data", [b'"\\ud800"', b'"\\uDbff x"', b'"\xed\xa0\x80"', b'"\\u0041"', b'"plain"',
+                                  b'"\\\\ud800"', b'"\xe4\xb8\xad"'])
+def test_surrogate_shortcut_as_the_regex(data):
+    assert jsoninput._has_surrogate(data) == (jsoninput._SURROGATE.search(data) is not None)
