@@ -193,7 +193,7 @@ def check_schema(name: str, doc: Any, fmt: str) -> None:
 # only for a document the schema accepts (exact JSON types, every size bound), else ``False`` (not
 # "invalid": the schema validator then decides, and names the violation). It replaces the validator for
 # the files that pass (all real ones): 26 ms of validation and the validator's compile (~25 ms a process,
-# fastjsonschema imported) for a 60-benchmark file; tests/test_loaders_bad_inputs.py checks on mutated
+# fastjsonschema imported) for a 60-benchmark file; tests/test_jsoninput_fast.py checks on mutated
 # documents that it never accepts what the validator refuses.
 _MD_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
 _MD_VALUE_TYPES = _MD_SCALAR_TYPES | {list}
