@@ -21,6 +21,7 @@ import os
 import signal
 import stat
 import sys
+import tempfile
 import threading
 from typing import Iterable, Iterator
 
@@ -213,8 +214,6 @@ def _replace(path: str, target: str, data: bytes, st: os.stat_result | None) -> 
     """Write ``data`` to a temporary file next to ``target`` and rename it over ``target``."""
     check_interrupted()
     parent = os.path.dirname(target) or "."
-    import tempfile  # (here, not at the top: tempfile imports shutil, bz2 and lzma; standard output needs none)
-
     try:
         fd, tmp = tempfile.mkstemp(prefix=".bandkit-", suffix=".tmp", dir=parent)
     except OSError as exc:
