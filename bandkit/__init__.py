@@ -5,6 +5,13 @@ bands (discrete performance levels), step changes and periodic interference.
 """
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
+
+if _sys.argv[:1] == ["-m"] and "numpy" not in _sys.modules:  # ``python -m bandkit`` (argv[0] is "-m" while
+    # the package is imported for it): a process of the CLI's own, as bandkit_entry.main sets up
+    _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from . import _numba
 
 _numba.configure_cache()  # before numba is imported: a read-only install caches its kernels per user

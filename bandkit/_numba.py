@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -50,6 +49,8 @@ SECONDS_PER_KERNEL = 1.3
 def _writable_dir(path: Path) -> bool:
     """Whether files can be created in ``path`` (created if missing)."""
     try:
+        import tempfile  # (here: tempfile imports shutil, bz2 and lzma, ~5 ms of every start-up)
+
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
             pass
@@ -72,6 +73,8 @@ def fallback_cache_dir(environ=os.environ) -> Path | None:
     home = environ.get("HOME") or os.path.expanduser("~")
     if home and home != "~":
         candidates.append(Path(home) / ".cache" / "bandkit" / "numba")
+    import tempfile
+
     uid = os.getuid() if hasattr(os, "getuid") else os.getpid()
     candidates.append(Path(tempfile.gettempdir()) / f"bandkit-{uid}" / "numba")
     for path in candidates:

@@ -22,7 +22,14 @@ def _interrupted_while_starting(signum, frame) -> None:
         os._exit(128 + signum)
 
 
+#: BLAS threads of the CLI's process unless the user sets them: bandkit's matrix products are small, and
+#: OpenBLAS starting (and spinning) a thread per core costs ~30 ms of CPU at ``import numpy`` alone, a fifth of
+#: ``pyperf stats`` (benchmarks/RESULTS_speed.md §9). ``python -m bandkit`` does the same (bandkit/__init__.py).
+BLAS_THREADS = "1"
+
+
 def main() -> int:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", BLAS_THREADS)  # (before numpy is imported)
     old = {s: signal.signal(s, _interrupted_while_starting) for s in _SIGNALS}
     try:
         from bandkit._numba import use_light_blas_check

@@ -255,7 +255,9 @@ def test_plain_cpu_freq_strings_split_as_the_general_parser_reads_them(monkeypat
 
     rng = np.random.default_rng(4)
     texts = ["1,3,5=3332 MHz; 13=1828 MHz", "0-3=1200.5 MHz", "3-1=5 MHz", "0-70000=1 MHz", "0-8192=2 MHz",
-             "0-4096=1 MHz; 4096-8192=2 MHz", "5=1 MHz; 5=2 MHz; 1=3 MHz", "007=10 MHz"]
+             "0-4096=1 MHz; 4096-8192=2 MHz", "5=1 MHz; 5=2 MHz; 1=3 MHz", "007=10 MHz",
+             "0=1 MHz; " * 600 + "0=2 MHz", "; ".join(f"{c}=1 MHz" for c in range(8193)),  # (items read once each)
+             "0-8191=1 MHz; 8191=2 MHz", "0-8191=1 MHz; 8192=2 MHz"]
     for _ in range(300):
         groups = []
         for _ in range(int(rng.integers(1, 6))):
@@ -276,7 +278,7 @@ def test_plain_cpu_freq_strings_split_as_the_general_parser_reads_them(monkeypat
     monkeypatch.setattr(md, "_FREQ_PLAIN", re.compile(r"(?!)"))
     general = [read(t) for t in texts]
     assert fast == general
-    assert sum(isinstance(x, str) for x in fast) == 4 and fast[0] == [(1, 3332.0), (3, 3332.0), (5, 3332.0),
+    assert sum(isinstance(x, str) for x in fast) == 6 and fast[0] == [(1, 3332.0), (3, 3332.0), (5, 3332.0),
                                                                          (13, 1828.0)]
 
 
