@@ -70,8 +70,9 @@ def test_noise_median_is_numpys_bit_for_bit():
     rng = np.random.default_rng(4)
     cases = [np.array([v]) for v in (1.5, -0.0, np.inf, np.nan)]
     cases += [np.array([-0.0, 0.0]), np.array([np.inf, -np.inf]), np.array([np.inf, np.inf, 1.0, 2.0]),
-              np.array([1.0, np.nan, 3.0]), np.array([np.nan, 1.0])]
-    for n in range(1, 40):
+              np.array([1.0, np.nan, 3.0]), np.array([np.nan, 1.0]), np.array([0.0, -0.0, -0.0]),
+              np.array([-0.0, 0.0, 1.0, -1.0]), np.array([0.0, -0.0, -0.0, 0.0])]
+    for n in list(range(1, 40)) + [63, 64, 65, 66, 101]:  # (sorted copy up to 64 values, partition above)
         for _ in range(30):
             x = rng.standard_t(2, n)
             if rng.random() < 0.3:
@@ -82,3 +83,24 @@ def test_noise_median_is_numpys_bit_for_bit():
             got, ref = median(x), np.median(x)
         assert (np.isnan(got) and np.isnan(ref)) or (got == ref and np.signbit(got) == np.signbit(ref)), x
         assert type(got) is type(ref)
+
+
+def test_noise_mean_and_std_are_numpys_bit_for_bit():
+    """postmortem.noise.mean / std (float(np.mean(a)), float(np.std(a)) without numpy's per-call overhead)
+    give numpy's values bit for bit: pairwise sums of 1 to 300 values (numpy's blocks of 8 and 128), ties,
+    large offsets (rounding), signed zeros, infinities and NaN."""
+    from bandkit.postmortem.noise import mean, std
+
+    rng = np.random.default_rng(7)
+    cases = [np.array([-0.0]), np.array([-0.0, -0.0]), np.array([np.inf, 1.0]), np.array([np.nan, 1.0]),
+             np.array([np.inf, -np.inf])]
+    for n in list(range(1, 40)) + [127, 128, 129, 257, 300]:
+        for _ in range(20):
+            x = rng.standard_t(2, n) * 10.0 ** rng.integers(-6, 6) + rng.choice([0.0, 1e8])
+            cases += [x, x[::2].copy(), x[1::3]]  # (x[1::3]: a strided view)
+    for x in (c for c in cases if c.size):
+        with np.errstate(invalid="ignore"):
+            pairs = [(mean(x), float(np.mean(x))), (std(x), float(np.std(x)))]
+        for got, ref in pairs:
+            assert type(got) is float
+            assert (np.isnan(got) and np.isnan(ref)) or (got == ref and np.signbit(got) == np.signbit(ref)), x

@@ -17,7 +17,7 @@ from ..trace import Trace
 from .classify import (VERDICTS, Classification, Gates, block_ratio, change_p, classify, collapse_blocks,
                        outlier_sigmas)
 from .distributions import erfc
-from .noise import detect_tick, within_run_se
+from .noise import detect_tick, mean, within_run_se
 from .result import Episode, PostMortem, RunBand, Step
 from .runs import RunTable, run_table
 from .suspects import Suspect, rank_suspects
@@ -67,7 +67,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
     for k in range(len(cl.levels)):
         sel = np.flatnonzero(labels == k)
         p = None if k == main else _level_p(x, sel, np.flatnonzero(labels == main), scale)
-        bands.append(RunBand(float(np.mean(rt.means[sel])), len(sel) / nk, tuple(int(r) for r in runs[sel]), p))
+        bands.append(RunBand(mean(rt.means[sel]), len(sel) / nk, tuple(int(r) for r in runs[sel]), p))
     episodes = [_episode(x, rt.means, runs, labels, blk, cl.blocks, scale, clip) for blk in cl.episodes]
     steps: list[Step] = []
     verdict = cl.verdict
@@ -78,7 +78,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
             ib = np.arange(s1, e1 + 1)
             ia, ib = ia[labels[ia] == b0], ib[labels[ib] == b1]
             ratio, lo, hi = block_ratio(x, ia, ib, scale)
-            before, after = float(np.mean(rt.means[ia])), float(np.mean(rt.means[ib]))
+            before, after = mean(rt.means[ia]), mean(rt.means[ib])
             if np.any(rt.means <= 0):  # a step from or to 0: ratio infinite or undefined
                 ratio = after / before if before != 0 else (math.inf if after > 0 else math.nan)
             p = _edge_p(x, ia, ib, scale, clip)
@@ -170,7 +170,7 @@ def _edge_p(x: np.ndarray, ia: np.ndarray, ib: np.ndarray, scale: float, clip: f
 def _level_p(x: np.ndarray, a: np.ndarray, b: np.ndarray, scale: float) -> float:
     """Two-sided p-value of the difference of the mean of x[a] and x[b] (long-run sd ``scale``)."""
     se = scale * math.sqrt(1.0 / max(len(a), 1) + 1.0 / max(len(b), 1))
-    d = float(np.mean(x[a]) - np.mean(x[b]))
+    d = mean(x[a]) - mean(x[b])
     return erfc(abs(d) / se / math.sqrt(2.0)) if se > 0 else 0.0
 
 
@@ -199,7 +199,7 @@ def _episode(x, means, runs, labels, blk, blocks, scale, clip) -> Episode:
     base = np.concatenate([ia, ic])
     ratio, lo, hi = block_ratio(x, base, ib, scale)
     p = max(_edge_p(x, ia, ib, scale, clip), _edge_p(x, ib, ic, scale, clip))
-    level, baseline = float(np.mean(means[ib])), float(np.mean(means[base]))
+    level, baseline = mean(means[ib]), mean(means[base])
     if np.any(means <= 0):
         ratio = level / baseline if baseline else float("nan")
     return Episode(int(runs[s]), int(runs[e]), level, baseline, ratio, lo, hi, p, len(ib))

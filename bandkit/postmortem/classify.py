@@ -65,7 +65,7 @@ from ..changepoints.fpop import fpop
 from ..changepoints.penalty import long_run_factor
 from ..robust import exp_ratio
 from .distributions import chi2_isf, erfc, running_median, t_isf
-from .noise import RunNoise, estimate_noise, lag1, median, robust_sd, segment_medians
+from .noise import RunNoise, estimate_noise, lag1, mean, median, robust_sd, segment_medians, std
 
 VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
             "no_runs")
@@ -201,7 +201,7 @@ def _test_scale(x: np.ndarray, cps: np.ndarray, noise: RunNoise, clip: float) ->
     scale of the tests on block means."""
     r = np.clip(x - segment_medians(x, cps), -clip * noise.sigma, clip * noise.sigma)
     rho = lag1(r)
-    sd = float(np.std(r)) if r.size > 1 else noise.sigma
+    sd = std(r) if r.size > 1 else noise.sigma
     return max(sd, noise.floor) * long_run_factor(max(rho, noise.rho))
 
 
@@ -217,7 +217,7 @@ def change_p(left: np.ndarray, right: np.ndarray, scale: float, clip: float) -> 
     both = np.concatenate([left, right])
     med = float(median(both))
     w = np.clip(both, med - clip, med + clip)
-    z = (float(np.mean(w[nl:])) - float(np.mean(w[:nl]))) / (scale * math.sqrt(1.0 / nl + 1.0 / nr))
+    z = (mean(w[nl:]) - mean(w[:nl])) / (scale * math.sqrt(1.0 / nl + 1.0 / nr))
     return float(min(1.0, (nl + nr - 1) * erfc(abs(z) / math.sqrt(2.0))))
 
 
@@ -243,7 +243,7 @@ def _prune(x: np.ndarray, cps: list[int], scale: float, clip: float, min_effect:
 
     def update(j: int) -> None:
         a, c, b = bounds(j)
-        eff[j] = float(np.mean(x[c:b]) - np.mean(x[a:c]))
+        eff[j] = mean(x[c:b]) - mean(x[a:c])
         pval[j] = change_p(x[a:c], x[c:b], scale, clip)
 
     for j in range(k):
@@ -417,7 +417,7 @@ def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float)
         long = [s_ for s_ in segs if len(s_) >= g.min_block] or [keep]
         # the level around every run: its long segment, else the long segment before (or after) it
         firsts = np.array([s_[0] for s_ in long])
-        lv = np.array([float(np.mean(x[s_])) for s_ in long])
+        lv = np.array([mean(x[s_]) for s_ in long])
         k = np.clip(np.searchsorted(firsts, np.arange(n), side="right") - 1, 0, len(long) - 1)
         ref = lv[k]
         new = np.abs(x - ref) > far
@@ -444,15 +444,15 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     n = x.size
     log_min = math.log(g.min_ratio)
     labels = np.full(n, -1, np.int64)
-    seg_mean = [float(np.mean(x[r])) for r in seg_runs]
+    seg_mean = [mean(x[r]) for r in seg_runs]
     seg_size = [len(r) for r in seg_runs]
-    seg_se = [max(noise.sigma_lr, float(np.std(x[r]))) / math.sqrt(len(r)) for r in seg_runs]
+    seg_se = [max(noise.sigma_lr, std(x[r])) / math.sqrt(len(r)) for r in seg_runs]
     groups = _group_levels(seg_mean, seg_size, seg_se, log_min) if seg_runs else []
     for gi, grp in enumerate(groups):
         for s in grp:
             labels[seg_runs[s]] = gi
     lv = [float(median(x[labels == gi])) for gi in range(len(groups))]
-    tol = [max(far, 2.0 * float(np.std(x[labels == gi]))) for gi in range(len(groups))]
+    tol = [max(far, 2.0 * std(x[labels == gi])) for gi in range(len(groups))]
     sep = g.band_sigmas * noise.sigma
     pending = []
     visits: dict[int, list[int]] = {}
@@ -486,8 +486,8 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
         main_lv = lv[int(np.argmax(np.bincount(labels[labels >= 0])))] if lv else float(median(x))
 
         def apart(v: np.ndarray) -> tuple[float, float, bool]:
-            dist = abs(float(np.mean(v)) - main_lv)
-            spread = float(np.std(v))
+            dist = abs(mean(v) - main_lv)
+            spread = std(v)
             return dist, spread, spread <= 0.25 * dist and dist >= sep
 
         groups = []
@@ -507,20 +507,20 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
             common = len(cl) >= max(g.min_scattered, g.min_share * n) and spread <= 1.5 * noise.sigma
             level = _second_level(len(cl), n, g) and spread <= one_level_spread(len(cl), noise.sigma, g.alpha)
             if ok and (common or level):
-                near = int(np.argmin([abs(float(np.mean(v)) - u) for u in lv])) if lv else -1
-                if near >= 0 and abs(float(np.mean(v)) - lv[near]) < far:
+                near = int(np.argmin([abs(mean(v) - u) for u in lv])) if lv else -1
+                if near >= 0 and abs(mean(v) - lv[near]) < far:
                     labels[cl] = near  # at a band's level already: visits of it
                 else:
                     labels[cl] = len(lv)
-                    lv.append(float(np.mean(v)))
+                    lv.append(mean(v))
     if not lv:  # everything far from everything (tiny series): one band of all runs
         labels[:] = 0
-        lv = [float(np.mean(x))]
+        lv = [mean(x)]
     order = np.argsort(lv)
     remap = np.full(len(lv), -1, np.int64)
     remap[order] = np.arange(len(lv))
     labels = np.where(labels >= 0, remap[np.maximum(labels, 0)], -1)
-    levels = np.array([float(np.mean(x[labels == k])) for k in range(len(lv))])
+    levels = np.array([mean(x[labels == k]) for k in range(len(lv))])
     return labels, levels
 
 
@@ -667,14 +667,14 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     resid_lin = y - (y.mean() + slope * tc)
     r = np.clip(resid_lin, -g.clip * noise.sigma, g.clip * noise.sigma)
     rho = max(lag1(r), noise.rho)
-    s_lr = max(float(np.std(r)), noise.floor) * long_run_factor(rho)
+    s_lr = max(std(r), noise.floor) * long_run_factor(rho)
     se = s_lr / math.sqrt(sxx) if sxx > 0 else math.inf
     zstat = slope / se if se > 0 else 0.0
     p = erfc(abs(zstat) / math.sqrt(2.0))
     drift = slope * (t[-1] - t[0])
     pc = np.zeros_like(y)
     for lab in np.unique(labels[idx]):
-        pc[labels[idx] == lab] = np.mean(y[labels[idx] == lab])
+        pc[labels[idx] == lab] = mean(y[labels[idx] == lab])
     m = y.size
     tiny = 1e-300
     bic_lin = m * math.log(max(float(np.sum(resid_lin ** 2)) / m, tiny)) + 2 * math.log(m)
@@ -686,6 +686,6 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
 
 def block_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray, scale: float) -> tuple[float, float, float]:
     """exp(mean x[b] - mean x[a]) with its 95 % interval from the long-run sd ``scale``."""
-    d = float(np.mean(x[b]) - np.mean(x[a]))
+    d = mean(x[b]) - mean(x[a])
     se = scale * math.sqrt(1.0 / max(len(a), 1) + 1.0 / max(len(b), 1))
     return exp_ratio(d), exp_ratio(d - 1.959964 * se), exp_ratio(d + 1.959964 * se)
