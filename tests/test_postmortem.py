@@ -610,3 +610,63 @@ def test_max_t_permutations_shared_between_calls_are_the_seeded_ones():
         cold = S.rank_suspects(cols, aff, max_suspects=5, min_score=0.0)
         assert warm and [(s.metadata, s.score, list(s.evidence.items())) for s in warm] == \
             [(s.metadata, s.score, list(s.evidence.items())) for s in cold]
+
+
+def test_marks_benchmarks_all_segments_at_once_equals_the_segment_loop():
+    """The pooled ranking's test of a column constant within every benchmark (numbers: NaN missing;
+    category codes: -1 missing), done for all benchmarks at once by fmin/fmax (min/max) per segment, gives
+    the per-segment loop's answer: signed zeros, infinities, NaN-only and one-value segments included."""
+    from bandkit.postmortem.summary import _marks_benchmarks
+
+    def loop(values, starts):
+        for a, b in zip(starts[:-1], starts[1:]):
+            seg = values[a:b]
+            seg = seg[~np.isnan(seg)] if seg.dtype.kind == "f" else seg[seg >= 0]
+            if seg.size > 1 and not np.all(seg == seg[0]):
+                return False
+        return True
+
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(4000):
+        k = int(rng.integers(1, 6))
+        sizes = rng.integers(1, 5, k)
+        starts = np.r_[0, np.cumsum(sizes)]
+        n = int(starts[-1])
+        if rng.random() < 0.5:
+            v = rng.choice([0.0, -0.0, 1.0, np.nan, np.inf, -np.inf], n)
+            if rng.random() < 0.5:  # constant within benchmarks, with gaps
+                v = np.repeat(rng.choice([0.0, -0.0, 1.0, np.nan, np.inf], k), sizes)
+                v[rng.random(n) < 0.2] = np.nan
+        else:
+            v = rng.choice([-1, 0, 1, 2], n).astype(np.int64)
+            if rng.random() < 0.5:
+                v = np.repeat(rng.choice([-1, 0, 3], k), sizes)
+                v[rng.random(n) < 0.2] = -1
+        want = loop(v, starts)
+        seen.add(want)
+        assert _marks_benchmarks(v, starts) == want, (v, starts)
+    assert seen == {True, False}
+
+
+def test_column_entry_keeps_the_columns_that_vary():
+    """suspects.column_entry (fmin/fmax for numbers, bincount for category codes) keeps exactly the columns
+    the nunique rule keeps: numbers with two different non-NaN values (signed zeros equal, infinities
+    count), categories with 2 to n/2 distinct present values."""
+    from bandkit.postmortem.suspects import column_entry
+
+    rng = np.random.default_rng(3)
+    kept = set()
+    for _ in range(3000):
+        n = int(rng.integers(1, 12))
+        v = rng.choice([0.0, -0.0, 2.0, np.nan, np.inf], n)
+        vals = v[~np.isnan(v)]
+        want = not (vals.size == 0 or np.all(vals == vals[0]))
+        assert (column_entry("c", True, v) is not None) == want, v
+        codes = rng.choice([-1, 0, 1, 2, 5], n).astype(np.int64)
+        present = codes[codes >= 0]
+        k = np.unique(present).size
+        want_c = not (k < 2 or k > 0.5 * present.size)
+        assert (column_entry("c", False, (codes, np.array(list("abcdef")))) is not None) == want_c, codes
+        kept |= {want, want_c}
+    assert kept == {True, False}

@@ -201,6 +201,17 @@ def _marks_benchmarks(values: np.ndarray, starts: np.ndarray) -> bool:
     """True when a pooled column is constant within every benchmark (missing values aside): then it
     tells benchmarks apart, not runs (a benchmark's description, its loops), and ranking it against
     the pooled slow runs would name the benchmarks that have slow runs, not a cause."""
+    if values.dtype.kind in "fi" and values.size and bool(np.all(np.diff(starts) > 0)):
+        # all segments at once: a segment varies when its smallest present value is below its largest
+        # (float: NaN ignored by fmin/fmax, a segment of NaNs only gives NaN and does not vary; codes: -1 missing)
+        at = starts[:-1]
+        if values.dtype.kind == "f":
+            lo, hi = np.fmin.reduceat(values, at), np.fmax.reduceat(values, at)
+        else:
+            present = values >= 0
+            lo = np.minimum.reduceat(np.where(present, values, np.iinfo(values.dtype).max), at)
+            hi = np.maximum.reduceat(np.where(present, values, -1), at)
+        return not bool(np.any(lo < hi))
     for a, b in zip(starts[:-1], starts[1:]):
         seg = values[a:b]
         if seg.dtype.kind == "f":

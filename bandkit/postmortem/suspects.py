@@ -95,9 +95,11 @@ def _tie_runs(v: np.ndarray):
     averaged) of ``v``: one stable sort for the ranks and for the thresholds of :func:`_numeric_score`."""
     order = np.argsort(v, kind="mergesort")
     sv = v[order]
-    new = np.r_[True, sv[1:] != sv[:-1]]
+    new = np.empty(max(len(v), 1), dtype=bool)  # (np.r_[True, sv[1:] != sv[:-1]], without np.r_'s cost)
+    new[0] = True
+    np.not_equal(sv[1:], sv[:-1], out=new[1:])
     starts = np.flatnonzero(new)
-    ends = np.r_[starts[1:], len(v)]
+    ends = np.append(starts[1:], len(v))
     r = np.empty(len(v))
     r[order] = ((starts + ends + 1) / 2.0)[np.cumsum(new) - 1]
     return order, sv, starts, ends, r
@@ -114,16 +116,16 @@ def _mannwhitney_p(x: np.ndarray, y: np.ndarray) -> float:
     reported suspect of 60 benchmarks) nor the import of scipy.stats: the normal approximation with tie
     correction, or the exact distribution (either group <= 8 runs, no ties; :mod:`.exact_tests`)."""
     n1, n2 = len(x), len(y)
-    xy = np.r_[x, y]
+    xy = np.concatenate((x, y))
     _, _, starts, ends, ranks = _tie_runs(xy)
     # tie counts in value order: the runs of equal sorted values (np.unique's counts; it groups NaNs)
     t = ends - starts if not np.isnan(xy).any() else np.unique(xy, return_counts=True)[1]
-    u1 = float(np.sum(ranks[:n1])) - n1 * (n1 + 1) / 2
+    u1 = float(np.add.reduce(ranks[:n1])) - n1 * (n1 + 1) / 2
     if (n1 <= 8 or n2 <= 8) and not np.any(t > 1):
         return mannwhitney_exact_p(u1, n1, n2)
     u = max(u1, n1 * n2 - u1)
     n = n1 + n2
-    tie_term = float(np.sum(t.astype(np.float64) ** 3 - t))
+    tie_term = float(np.add.reduce(t.astype(np.float64) ** 3 - t))
     sd = math.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.float64(u - n1 * n2 / 2 - 0.5) / np.float64(sd)
@@ -194,7 +196,8 @@ def _block_ranks(V: np.ndarray):
     the last position of each run of equal sorted values, ranks with ties averaged), each m x k."""
     m = V.shape[0]
     order = np.argsort(V, axis=0, kind="stable")  # (stable: the permutation of a per-column mergesort)
-    sv = np.take_along_axis(V, order, axis=0)
+    cols = np.arange(V.shape[1])
+    sv = V[order, cols]  # (np.take_along_axis(V, order, axis=0), without its index building)
     new = np.ones(V.shape, dtype=bool)
     new[1:] = sv[1:] != sv[:-1]
     last = np.ones(V.shape, dtype=bool)
@@ -203,7 +206,7 @@ def _block_ranks(V: np.ndarray):
     start = np.maximum.accumulate(np.where(new, pos, 0), axis=0)
     end = np.minimum.accumulate(np.where(last, pos + 1, m)[::-1], axis=0)[::-1]
     R = np.empty(V.shape)
-    np.put_along_axis(R, order, (start + end + 1) / 2.0, axis=0)
+    R[order, cols] = (start + end + 1) / 2.0  # (np.put_along_axis(R, order, ..., axis=0))
     return order, sv, last, R
 
 
@@ -353,12 +356,12 @@ def column_entry(name: str, numeric: bool, data):
     """``(name, numeric, data)`` for :func:`rank_suspects`, or None for a column that cannot separate
     anything: constant, or categorical with (nearly) every run different."""
     if numeric:
-        vals = data[~np.isnan(data)]
-        if vals.size == 0 or np.all(vals == vals[0]):  # (nunique < 2)
+        # (nunique < 2: no two non-NaN values differ - the smallest is not below the largest, NaN ignored)
+        if not data.size or not np.fmin.reduce(data) < np.fmax.reduce(data):
             return None
         return name, True, data
     present = data[0][data[0] >= 0]
-    k = np.unique(present).size
+    k = int(np.count_nonzero(np.bincount(present))) if present.size else 0  # (np.unique(present).size)
     if k < 2 or k > 0.5 * present.size:
         return None
     return name, False, data
