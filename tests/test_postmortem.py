@@ -545,6 +545,38 @@ def test_max_t_subset_sums_equal_the_gathered_sums():
         assert np.array_equal(_subset_sums(A, sub), A[sub].sum(axis=1))
 
 
+def test_max_t_null_by_set_extremes_equals_every_column():
+    """_MaxT.null_max takes, per set of runs with values, the separation at the largest and smallest rank
+    sum of its columns (|2 auc - 1| is monotone on either side of its centre): the same null as the
+    separation of every column, computed here the long way."""
+    from bandkit.postmortem.suspects import _MaxT, _permuted_subsets, _ranks
+
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        n = int(rng.integers(6, 40))
+        aff = np.zeros(n, dtype=bool)
+        aff[rng.choice(n, int(rng.integers(1, n)), replace=False)] = True
+        mt = _MaxT(aff, n_perm=199, seed=int(rng.integers(0, 9)))
+        for _ in range(int(rng.integers(1, 8))):
+            ok = np.ones(n, dtype=bool)
+            if rng.random() < 0.5:
+                ok[rng.integers(0, n)] = False
+            v = np.round(rng.normal(size=n), int(rng.integers(0, 3)))  # (ties)
+            r = np.zeros(n)
+            r[ok] = _ranks(v[ok])
+            mt.ranks.append(r)
+            mt.valid.append(ok.astype(np.float64))
+        sub = _permuted_subsets(n, int(aff.sum()), 199, mt.seed)
+        want = np.zeros(199)
+        for r, ok in zip(mt.ranks, mt.valid):
+            na = ok[sub].sum(axis=1)
+            nr = ok.sum() - na
+            with np.errstate(divide="ignore", invalid="ignore"):
+                auc = (r[sub].sum(axis=1) - na * (na + 1) / 2.0) / (na * nr)
+            want = np.maximum(want, np.where((na > 0) & (nr > 0), np.abs(2.0 * auc - 1.0), 0.0))
+        assert np.array_equal(mt.null_max(), want)
+
+
 def _group_levels_quadratic(means, sizes, ses, thr_min):
     """The rescanning version of classify._group_levels (before the heap), as the reference."""
     import math
