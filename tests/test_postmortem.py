@@ -545,6 +545,46 @@ def test_max_t_subset_sums_equal_the_gathered_sums():
         assert np.array_equal(_subset_sums(A, sub), A[sub].sum(axis=1))
 
 
+def test_max_t_subset_counts_equal_the_gathered_sums():
+    """suspects._subset_counts (per permutation and set of runs with values, the affected runs with values:
+    the subset's size less its runs outside the set) equals the gathered sums of the 0/1 patterns."""
+    from bandkit.postmortem.suspects import _subset_counts, _subset_sums
+
+    rng = np.random.default_rng(8)
+    for _ in range(2000):
+        n = int(rng.integers(2, 60))
+        m = int(rng.integers(1, n))
+        pats = (rng.random((int(rng.integers(1, 4)), n)) < rng.choice([0.5, 0.95, 1.0])).astype(np.float64)
+        sub = np.argsort(rng.random((30, n)), axis=1)[:, :m]
+        got, want = _subset_counts(pats, sub, m), _subset_sums(pats.T, sub)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_index_correlations_decide_the_monotone_test_as_corrcoef_does():
+    """suspects._index_correlations (the Spearman test of columns monotone in run order, by numpy sums
+    instead of np.corrcoef's BLAS product) gives np.corrcoef's first row within 1e-12, and the same
+    |rho| > 0.98 decision on random walks, trends and ties."""
+    from bandkit.postmortem.suspects import _index_correlations, _ranks
+
+    rng = np.random.default_rng(9)
+    decided = set()
+    for _ in range(1500):
+        n, k = int(rng.integers(4, 80)), int(rng.integers(1, 20))
+        V = np.cumsum(rng.normal(size=(n, k)) * rng.choice([0.01, 1.0]), axis=0)
+        V += np.arange(n)[:, None] * rng.choice([0.0, 1.0, 5.0])
+        V = np.round(V, int(rng.integers(0, 3)))
+        R = np.column_stack([_ranks(V[:, j]) for j in range(k)])
+        R = R[:, np.ptp(R, axis=0) > 0]
+        if not R.shape[1]:
+            continue
+        got = _index_correlations(R)
+        want = np.corrcoef(np.vstack([np.arange(n, dtype=np.float64), R.T]))[0, 1:]
+        assert np.max(np.abs(got - want)) < 1e-12
+        assert np.array_equal(np.abs(got) > 0.98, np.abs(want) > 0.98)
+        decided |= set((np.abs(got) > 0.98).tolist())
+    assert decided == {True, False}
+
+
 def test_max_t_null_by_set_extremes_equals_every_column():
     """_MaxT.null_max takes, per set of runs with values, the separation at the largest and smallest rank
     sum of its columns (|2 auc - 1| is monotone on either side of its centre): the same null as the

@@ -533,8 +533,7 @@ def _block_suspects(entries: list, where: list[int], aff: np.ndarray, step_index
         live0 = np.ptp(R0, axis=0) > 0
         rho = np.zeros(V.shape[1])
         if live0.any():
-            with np.errstate(divide="ignore", invalid="ignore"):
-                rho[live0] = np.corrcoef(np.vstack([np.arange(n, dtype=np.float64), R0[:, live0].T]))[0, 1:]
+            rho[live0] = _index_correlations(R0[:, live0])
         keep = keep[~(np.isfinite(rho) & (np.abs(rho) > 0.98))]
     if keep.size == 0:
         return {}
@@ -594,6 +593,23 @@ def _block_suspects(entries: list, where: list[int], aff: np.ndarray, step_index
     return found
 
 
+def _index_correlations(R: np.ndarray) -> np.ndarray:
+    """Pearson correlation of each column of ``R`` (n x k, none constant) with the run index, as
+    ``np.corrcoef`` gives it in the first row of the matrix of both: for the test |rho| > 0.98 only,
+    computed by numpy's own sums (np.corrcoef's k x k product goes through BLAS, whose threads cost
+    more CPU than the sums; 1.8 ms a call) - and by np.corrcoef itself when any of them comes within
+    1e-9 of 0.98, so that the test's outcome is np.corrcoef's."""
+    n = R.shape[0]
+    t = np.arange(n, dtype=np.float64)
+    tc = t - t.mean()
+    Rc = R - R.mean(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = (tc[:, None] * Rc).sum(axis=0) / np.sqrt((tc * tc).sum() * (Rc * Rc).sum(axis=0))
+        if np.any(np.abs(np.abs(rho) - 0.98) < 1e-9) or not np.all(np.isfinite(rho)):
+            rho = np.corrcoef(np.vstack([t, R.T]))[0, 1:]
+    return rho
+
+
 class _MaxT:
     """Westfall-Young max-T permutation null of the separation statistics of every (column, lag)
     for the affected labels ``aff``: permute the labels, recompute every separation, keep the
@@ -650,7 +666,7 @@ class _MaxT:
                 seen: dict[bytes, int] = {}
                 which = np.array([seen.setdefault(v.tobytes(), len(seen)) for v in self.valid])
                 pats = np.stack([np.frombuffer(b) for b in seen])
-                NA = _subset_sums(pats.T, sub)    # (n_perm, sets): affected runs with values
+                NA = _subset_counts(pats, sub, na)  # (n_perm, sets): affected runs with values
                 NR = pats.sum(axis=1)[None, :] - NA
                 # rank sums of the affected (n_perm, columns), columns grouped by set: the separation
                 # |2 auc - 1| is monotone in the rank sum on either side of its centre, so the largest over
@@ -715,6 +731,17 @@ def _stratified_subsets(strata: np.ndarray, aff: np.ndarray, n_perm: int, seed: 
         u = rng.random((n_perm, idx.size))
         parts.append(idx[np.argpartition(u, k - 1, axis=1)[:, :k]])
     return np.concatenate(parts, axis=1) if parts else np.zeros((n_perm, 0), np.int64)
+
+
+def _subset_counts(pats: np.ndarray, sub: np.ndarray, na: int) -> np.ndarray:
+    """``_subset_sums(pats.T, sub)`` for 0/1 patterns (sets x n): per subset (row of ``sub``, ``na`` runs)
+    and set, how many of its runs the set holds - ``na`` less the subset's runs outside the set, which are
+    few (a run at an end for a lag, the runs without a value): no gather of every member."""
+    out = np.empty((sub.shape[0], pats.shape[0]))
+    for p, pat in enumerate(pats):
+        out_of = np.flatnonzero(pat == 0.0)
+        out[:, p] = na - np.count_nonzero(np.isin(sub, out_of), axis=1) if out_of.size else na
+    return out
 
 
 def _subset_sums(A: np.ndarray, sub: np.ndarray) -> np.ndarray:
