@@ -735,12 +735,12 @@ def _stratified_subsets(strata: np.ndarray, aff: np.ndarray, n_perm: int, seed: 
 
 def _subset_counts(pats: np.ndarray, sub: np.ndarray, na: int) -> np.ndarray:
     """``_subset_sums(pats.T, sub)`` for 0/1 patterns (sets x n): per subset (row of ``sub``, ``na`` runs)
-    and set, how many of its runs the set holds - ``na`` less the subset's runs outside the set, which are
-    few (a run at an end for a lag, the runs without a value): no gather of every member."""
+    and set, how many of its runs the set holds, counted on one boolean gather per set (``na`` for a set
+    of all runs) instead of a float row gather and sum per subset member."""
     out = np.empty((sub.shape[0], pats.shape[0]))
     for p, pat in enumerate(pats):
-        out_of = np.flatnonzero(pat == 0.0)
-        out[:, p] = na - np.count_nonzero(np.isin(sub, out_of), axis=1) if out_of.size else na
+        held = pat != 0.0
+        out[:, p] = np.count_nonzero(held[sub], axis=1) if not held.all() else na
     return out
 
 
