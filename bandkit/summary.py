@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .robust import distinct, median
 from .trace import Trace
 
 PERCENTILES = (0.1, 1, 5, 25, 50, 75, 95, 99, 99.9)
@@ -174,7 +175,7 @@ def value_stats(trace: Trace) -> dict[str, Any]:
         return {"source": "values", "unit": trace.meta.value_unit, "n": 0, "runs": 0, "mean": None, "stddev": None, "median": None,
                 "min": None, "max": None}
     return {"source": "values", "unit": trace.meta.value_unit, "n": int(v.size), "runs": runs, "mean": float(np.mean(v)),
-            "stddev": float(np.std(v, ddof=1)) if v.size > 1 else None, "median": float(np.median(v)),
+            "stddev": float(np.std(v, ddof=1)) if v.size > 1 else None, "median": float(median(v)),
             "min": float(np.min(v)), "max": float(np.max(v))}
 
 
@@ -204,7 +205,7 @@ def _n_distinct(a) -> int:
     """Number of distinct non-missing values (``Series.nunique()``)."""
     a = np.asarray(a)
     if a.dtype.kind in "iu":
-        return int(np.unique(a).size)
+        return int(distinct(a.ravel()).size)
     import pandas as pd
 
     return int(pd.Series(a).nunique())
@@ -216,7 +217,7 @@ def _first_value_ratios(x: np.ndarray, starts: np.ndarray, sizes: np.ndarray) ->
     Runs of one size are one 2-D ``np.median(axis=1)`` (the same numbers as a median per run: a pyperf file
     of 60 benchmarks asked 1,320 medians of 2-value arrays, ~25 us each)."""
     rest = np.empty(starts.size)
-    for n in np.unique(sizes):
+    for n in distinct(sizes):
         sel = np.flatnonzero(sizes == n)
         rest[sel] = np.median(x[starts[sel, None] + np.arange(1, n)], axis=1)
     first = x[starts]
@@ -233,12 +234,12 @@ def within_run(trace: Trace) -> dict[str, Any] | None:
     v = trace.values
     if not len(v):
         return None
-    med = float(np.nanmedian(v))
+    med = float(median(v) if not np.isnan(v).any() else np.nanmedian(v))
     warm = [w[3] for w in trace.meta.extra.get("warmups") or ()
             if isinstance(w, (list, tuple)) and len(w) == 4 and w[1] is not None]
     warm = np.asarray([x for x in (_float(w) for w in warm) if x is not None], dtype=np.float64)
     out: dict[str, Any] = {"warmups": int(warm.size),
-                           "warmup_ratio": float(np.median(warm) / med) if warm.size and med > 0 else None,
+                           "warmup_ratio": float(median(warm) / med) if warm.size and med > 0 else None,
                            "first_value_ratio": None, "runs_compared": 0}
     runs = np.asarray(trace.column("run", samples=True))
     order = np.argsort(runs, kind="stable")
@@ -249,7 +250,7 @@ def within_run(trace: Trace) -> dict[str, Any] | None:
     if many.size:
         ratios = _first_value_ratios(x, starts[many], sizes[many])
         if ratios.size:
-            out["first_value_ratio"] = float(np.median(ratios))
+            out["first_value_ratio"] = float(median(ratios))
             out["runs_compared"] = int(ratios.size)
     if not out["warmups"] and out["first_value_ratio"] is None:
         return None

@@ -156,3 +156,20 @@ def test_detect_tick_equals_the_all_numpy_version():
         assert (got is None and want is None) or (got == want and type(got) is type(want)), v
         found += got is not None
     assert 1000 < found < 5500
+
+
+def test_distinct_is_np_unique():
+    """robust.distinct (np.unique's sort and comparisons without its checks, which import numpy.ma) gives
+    np.unique's array: dtype, order, one NaN, the same signed zero."""
+    from bandkit.robust import distinct
+
+    rng = np.random.default_rng(12)
+    for _ in range(5000):
+        n = int(rng.integers(0, 30))
+        kind = int(rng.integers(0, 4))
+        a = (rng.integers(-3, 5, n) if kind == 0 else
+             rng.choice([0.0, -0.0, 1.0, np.nan, np.inf, -np.inf, 2.5], n) if kind == 1 else
+             rng.random(n) if kind == 2 else rng.integers(0, 3, n).astype(np.int8))
+        want, got = np.unique(a), distinct(a)
+        assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+        assert np.array_equal(np.signbit(got), np.signbit(want)), a

@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from ..changepoints.fpop import fpop
 from ..changepoints.penalty import long_run_factor
-from ..robust import exp_ratio
+from ..robust import distinct, exp_ratio
 from .distributions import chi2_isf, erfc, running_median, t_isf
 from .noise import RunNoise, estimate_noise, lag1, mean, median, robust_sd, segment_medians, std
 
@@ -673,7 +673,7 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     p = erfc(abs(zstat) / math.sqrt(2.0))
     drift = slope * (t[-1] - t[0])
     pc = np.zeros_like(y)
-    for lab in np.unique(labels[idx]):
+    for lab in distinct(labels[idx]):
         pc[labels[idx] == lab] = mean(y[labels[idx] == lab])
     m = y.size
     tiny = 1e-300

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..changepoints.fpop import fpop
 from ..changepoints.penalty import long_run_factor
-from ..robust import detect_tick  # noqa: F401  (re-exported: the noise inputs of a run sequence)
+from ..robust import detect_tick, median  # noqa: F401  (detect_tick re-exported: the noise inputs of a run sequence)
 
 _MAD = 1.482602218505602
 
@@ -48,10 +48,6 @@ class RunNoise:
                 "tick_rel": self.tick_rel, "within_run": self.within}
 
 
-#: Up to this many values :func:`median` sorts a copy (NaNs last, as a partition puts them) instead of partitioning.
-_SORT_MAX = 64
-
-
 def mean(a: np.ndarray) -> float:
     """``float(np.mean(a))``, bit for bit: for a non-empty 1-D float64 array numpy's pairwise sum divided by
     the count, without np.mean's per-call overhead (~5 us of ~7); anything else by np.mean itself."""
@@ -68,26 +64,6 @@ def std(a: np.ndarray) -> float:
         return float(np.std(a))
     d = a - np.add.reduce(a) / a.size
     return math.sqrt(float(np.add.reduce(d * d) / a.size))
-
-
-def median(a: np.ndarray) -> np.float64:
-    """``np.median`` of a 1-D float array, bit for bit (the middle value, or the mean of the two middle
-    ones; NaN if any value is NaN), without its per-call overhead (~10 us; the post-mortem of a
-    60-benchmark file asks ~3,500 medians of short arrays)."""
-    n = a.size
-    if n == 0:
-        return np.median(a)  # (NaN and numpy's warning)
-    h = n // 2
-    if n <= _SORT_MAX:  # (the same order statistics; a copy's in-place sort costs ~1/6 of a partition here)
-        p = a.copy()
-        p.sort()
-    else:
-        p = np.partition(a, (h, n - 1) if n % 2 else (h - 1, h, n - 1))
-    if n % 2:
-        return p[n - 1] if p[n - 1] != p[n - 1] else 0.0 + p[h]  # (np.mean's sum starts at +0.0)
-    if p[n - 1] != p[n - 1]:
-        return p[n - 1]
-    return (0.0 + p[h - 1] + p[h]) / 2.0
 
 
 def within_run_se(values: np.ndarray, runs: np.ndarray) -> float | None:
