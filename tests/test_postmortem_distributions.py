@@ -173,3 +173,27 @@ def test_distinct_is_np_unique():
         want, got = np.unique(a), distinct(a)
         assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
         assert np.array_equal(np.signbit(got), np.signbit(want)), a
+
+
+def test_noise_quantiles_are_np_quantile():
+    """postmortem.noise.quantiles (numpy's linear method in Python floats: robust_sd's central 90 % of
+    quantised residuals) gives np.quantile's numbers - equal as floats (a zero's sign may differ: sort
+    vs partition) - ties, infinities, q = 0, 0.5, 1 included."""
+    from bandkit.postmortem.noise import quantiles
+
+    rng = np.random.default_rng(13)
+    for _ in range(5000):
+        n = int(rng.integers(2, 120))
+        a = rng.standard_t(2, n) * 10.0 ** rng.integers(-8, 8)
+        kind = int(rng.integers(0, 4))
+        if kind == 1:
+            a = np.round(a, int(rng.integers(0, 3)))
+        elif kind == 2:
+            a[rng.random(n) < 0.3] = rng.choice([np.inf, -np.inf, 0.0, -0.0])
+        elif kind == 3:
+            a = rng.integers(0, 3, n) * 1e-3
+        qs = (0.05, 0.95) if rng.random() < 0.7 else tuple(rng.random(3).tolist()) + (0.0, 1.0, 0.5)
+        with np.errstate(invalid="ignore"):
+            want = [float(v) for v in np.quantile(a, list(qs))]
+        got = quantiles(a, qs)
+        assert all(x == y or (np.isnan(x) and np.isnan(y)) for x, y in zip(got, want)), (a, qs)
