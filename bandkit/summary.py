@@ -244,8 +244,8 @@ def within_run(trace: Trace) -> dict[str, Any] | None:
     runs = np.asarray(trace.column("run", samples=True))
     order = np.argsort(runs, kind="stable")
     r, x = runs[order], v[order]
-    starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
-    sizes = np.diff(np.r_[starts, r.size])
+    starts = np.flatnonzero(np.concatenate(([True], r[1:] != r[:-1])))
+    sizes = np.diff(np.append(starts, r.size))
     many = np.flatnonzero(sizes >= 2)
     if many.size:
         ratios = _first_value_ratios(x, starts[many], sizes[many])

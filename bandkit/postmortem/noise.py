@@ -75,8 +75,8 @@ def within_run_se(values: np.ndarray, runs: np.ndarray) -> float | None:
         return None
     order = np.argsort(r, kind="stable")
     v, r = v[order], r[order]
-    starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
-    counts = np.diff(np.r_[starts, v.size])
+    starts = np.flatnonzero(np.concatenate(([True], r[1:] != r[:-1])))
+    counts = np.diff(np.append(starts, v.size))
     if not np.any(counts >= 2):
         return None
     sums = np.add.reduceat(v, starts)
@@ -192,7 +192,7 @@ def lag1(resid: np.ndarray) -> float:
 
 def segment_medians(x: np.ndarray, cps: np.ndarray) -> np.ndarray:
     """Per-point median of the segment it lies in (segments start at 0 and at ``cps``)."""
-    bounds = np.r_[0, cps, x.size].astype(np.int64)
+    bounds = [0, *np.asarray(cps, dtype=np.int64).tolist(), x.size]  # (Python ints: no np.r_, ~25 us a call)
     out = np.empty_like(x)
     for a, b in zip(bounds[:-1], bounds[1:]):
         out[a:b] = median(x[a:b])

@@ -188,7 +188,7 @@ def _group_means(v: np.ndarray, inv: np.ndarray, counts: np.ndarray) -> np.ndarr
     Cython kernel, vectorised over groups (one step per value of a run; None for runs too long)."""
     k = len(counts)
     if bool(np.all(np.diff(inv) >= 0)):
-        return np.add.reduceat(v, np.r_[0, np.cumsum(counts)[:-1]]) / counts.astype(np.float64)
+        return np.add.reduceat(v, np.concatenate(([0], np.cumsum(counts)[:-1]))) / counts.astype(np.float64)
     m = int(counts.max())
     if m > _MAX_PER_RUN:
         return None
