@@ -349,7 +349,8 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
     log_min = math.log(g.min_ratio)
     far = max(outlier_sigmas(n, g.outlier_alpha) * noise.sigma, log_min)
 
-    sustained, scattered, changes, test_scale = _structure(x, noise, g, far, pen)
+    level0 = local_level(x)  # (the first level around each run: both passes of _structure start from it)
+    sustained, scattered, changes, test_scale = _structure(x, noise, g, far, pen, level0)
     # far runs inflate the first noise estimate: once they are set apart, measure it again on the
     # sustained stretches and, if clearly smaller, decide again with it
     resid = np.concatenate([x[s_] - median(x[s_]) for s_ in sustained]) if sustained else np.zeros(0)
@@ -358,7 +359,7 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
         if s2 < 0.8 * noise.sigma:
             noise = dataclasses.replace(noise, sigma=s2, sigma_lr=s2 * long_run_factor(noise.rho))
             far = max(outlier_sigmas(n, g.outlier_alpha) * noise.sigma, log_min)
-            sustained, scattered, changes, test_scale = _structure(x, noise, g, far, pen)
+            sustained, scattered, changes, test_scale = _structure(x, noise, g, far, pen, level0)
     labels, levels = _label_runs(x, sustained, scattered, noise, g, far)
     return _verdict(x, labels, levels, noise, g, changes, test_scale)
 
@@ -394,12 +395,13 @@ def _segments(x: np.ndarray, keep: np.ndarray, noise: RunNoise, g: Gates, pen: f
     return segs, changes, test_scale
 
 
-def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float):
+def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float, level0: np.ndarray | None = None):
     """Sustained stretches (segments of >= ``min_block`` runs, and excursions: >= ``min_block``
     consecutive far runs on one side) and scattered far runs, by alternating a segmentation of the
-    runs that are not far and the test of every run against the level of the segment around it."""
+    runs that are not far and the test of every run against the level of the segment around it
+    (``level0``: :func:`local_level` of ``x``, if at hand)."""
     n = x.size
-    ref = local_level(x)
+    ref = local_level(x) if level0 is None else level0
     cand = np.abs(x - ref) > far
     segs: list[np.ndarray] = []
     changes: tuple[Change, ...] = ()

@@ -216,8 +216,9 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
     mix = two_level_sd(x, *two_level) if two_level else None
     if mix is not None:
         nn = min(nn, mix / NEIGHBOUR_CAP)
+    xc = x - median(x)  # (the same centred values every iteration)
     for _ in range(n_iter):
-        cps = fpop((x - median(x)) / s, penalty, 2)
+        cps = fpop(xc / s, penalty, 2)
         resid = x - segment_medians(x, cps)
         sigma = max(min(robust_sd(resid), NEIGHBOUR_CAP * nn), floor)
         rho = lag1(resid)
