@@ -472,7 +472,7 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
         sep = ev.pop("_separation")
         ev["tests"] = perm.n_tests
         # serial dependence: the separation in units of the permutation null's spread for this column
-        rho, infl = _serial_inflation(entry_of[sus.metadata], ev, aff)
+        rho, infl = _serial_inflation(entry_of[sus.metadata], ev, aff, strata)
         ev["serial_rho"], ev["variance_inflation"] = rho, infl
         sep = sep / math.sqrt(infl)
         ev["p_adjusted"] = float((1 + np.count_nonzero(null_max >= sep - 1e-12)) / (len(null_max) + 1))
@@ -481,11 +481,12 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
     return _report_order(gated, max_suspects)
 
 
-def _lag1(x: np.ndarray, groups: np.ndarray) -> tuple[float, int]:
+def _lag1(x: np.ndarray, groups: np.ndarray, same: np.ndarray | None = None) -> tuple[float, int]:
     """Lag-1 autocorrelation of ``x`` within groups (bool per run: affected or not): each value about
     its group's mean, over the consecutive pairs of runs of one group that both have values (an
     offset between the groups - what a suspect is - is no autocorrelation); bias-corrected for the
-    short series (+(1 + 3 rho) / pairs, Marriott & Pope). Returns (rho, pairs)."""
+    short series (+(1 + 3 rho) / pairs, Marriott & Pope). ``same``: per pair of neighbours, whether they
+    are in one stratum (pairs across strata are not used). Returns (rho, pairs)."""
     ok = np.isfinite(x)
     d = np.zeros(x.size)
     ss = 0.0
@@ -495,6 +496,8 @@ def _lag1(x: np.ndarray, groups: np.ndarray) -> tuple[float, int]:
             d[sel] = x[sel] - np.mean(x[sel])
             ss += float(np.sum(d[sel] ** 2))
     pair = ok[:-1] & ok[1:] & (groups[:-1] == groups[1:])
+    if same is not None:
+        pair &= same
     m = int(np.count_nonzero(pair))
     if m < 3 or ss <= 0:
         return 0.0, m
@@ -502,7 +505,8 @@ def _lag1(x: np.ndarray, groups: np.ndarray) -> tuple[float, int]:
     return rho + (1.0 + 3.0 * rho) / m, m
 
 
-def _serial_inflation(entry, ev: dict[str, Any], aff: np.ndarray) -> tuple[float, float]:
+def _serial_inflation(entry, ev: dict[str, Any], aff: np.ndarray,
+                      strata: np.ndarray | None = None) -> tuple[float, float]:
     """(rho, f) of a suspect column: ``rho`` the lag-1 autocorrelation of its ranks (numeric) or of
     its best value's indicator (categorical) over consecutive *reference* runs (0 unless it exceeds
     ``SERIAL_Z`` standard errors), and ``f`` the variance inflation of the affected-minus-reference
@@ -510,7 +514,8 @@ def _serial_inflation(entry, ev: dict[str, Any], aff: np.ndarray) -> tuple[float
     c' G c / c' c, with G_ij = rho^|i-j| and c_i = 1/n_affected, -1/n_reference (0 without a value).
     The separation is linear in that contrast, so separation / sqrt(f) is what the permutation null
     (which exchanges runs one by one) can judge: a smooth column (a 1-minute load average) agrees with
-    a contiguous block of affected runs (a warm-up, a step) far more often than exchangeable runs do."""
+    a contiguous block of affected runs (a warm-up, a step) far more often than exchangeable runs do.
+    With ``strata`` (pooled benchmarks) only neighbours of one stratum count, for rho and for G."""
     _, numeric, data = entry
     lag = int(ev.get("lag", 0))
     n = aff.size
@@ -526,7 +531,9 @@ def _serial_inflation(entry, ev: dict[str, Any], aff: np.ndarray) -> tuple[float
         x = np.where(codes >= 0, np.isin(codes, hit).astype(np.float64), np.nan)
     mv, sl = _shift(x, lag)
     lab = aff[sl]
-    rho, m = _lag1(mv, lab)
+    st = None if strata is None else np.asarray(strata)[sl]
+    same = None if st is None else st[:-1] == st[1:]
+    rho, m = _lag1(mv, lab, same)
     if not (rho * math.sqrt(max(m, 1)) > SERIAL_Z):
         return 0.0, 1.0
     rho = min(rho, SERIAL_RHO_MAX)
@@ -539,7 +546,8 @@ def _serial_inflation(entry, ev: dict[str, Any], aff: np.ndarray) -> tuple[float
     num = cc
     L = min(len(c) - 1, int(math.ceil(math.log(1e-6) / math.log(rho))) if rho > 0 else 0)
     for k in range(1, L + 1):
-        num += 2.0 * rho ** k * float(c[:-k] @ c[k:])
+        prod = c[:-k] * c[k:] if st is None else np.where(st[:-k] == st[k:], c[:-k] * c[k:], 0.0)
+        num += 2.0 * rho ** k * float(np.sum(prod))
     return float(rho), float(max(1.0, num / cc))
 
 
