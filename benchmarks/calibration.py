@@ -427,12 +427,16 @@ def main(argv=None) -> int:
     ap.add_argument("--load", nargs="*", default=[], metavar="NAME=PATH",
                     help="add saved results as columns (from --save) instead of running them again")
     ap.add_argument("--skip-current", action="store_true", help="do not run this checkout (with --against: save the old one)")
+    ap.add_argument("--traces", nargs="*", choices=("runner", "series", "ftq"),
+                    help="only the cases of these trace kinds (e.g. runner: the suspects' and verdicts' rows)")
     ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
         worker_main(*a.worker)
         return 0
     cases = suite_cases(a.quick)
+    if a.traces:
+        cases = [c for c in cases if c["trace"] in a.traces]
     print(f"command: python3 benchmarks/calibration.py {' '.join(sys.argv[1:])}")
     print(f"date: {time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}, "
           f"Python {platform.python_version()}, {len(cases)} cases\n")

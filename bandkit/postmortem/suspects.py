@@ -24,10 +24,20 @@ affected and 3 reference runs, and a family-wise p-value below ``SUSPECT_ALPHA``
 accounts for every column, lag and (categorical) value tried: Westfall & Young's max-T permutation
 test - the affected labels are permuted among the runs ``PERMUTATIONS`` (999; fewer, down to 199, beyond 4,000 runs) times, and
 ``p_adjusted`` = share of permutations in which *some* column separates them at least as well as
-this column does (its ``separation``, before the lag discount and the coincidence factor). Unlike a
+this column does (its ``separation``, before the lag discount and the coincidence factor, divided by
+``sqrt(variance_inflation)``: below). Unlike a
 Bonferroni correction it is not fooled by dependent columns (twelve per-CPU frequencies count as
 about one test). ``evidence`` also keeps the column's own ``p_value`` (Mann-Whitney, or Fisher's
-exact test of the best value against the rest) and ``tests`` (columns x lags tried). A key that
+exact test of the best value against the rest) and ``tests`` (columns x lags tried). Serial
+dependence: the permutation null exchanges runs one by one, which a smooth column (a 1-minute load
+average, AR(1) ~0.8) and a contiguous set of affected runs (a warm-up, a step, an episode) violate: such
+a column agrees with a block far more often than exchangeable values do. So a column whose lag-1
+autocorrelation within the affected and within the reference runs (``serial_rho``; ranks, or the best
+value's indicator) is significant (> ``SERIAL_Z`` standard errors) has its separation divided by
+``sqrt(variance_inflation)`` before the max-T comparison: the variance of the affected-minus-reference
+contrast under an AR(1) of that rho over its variance for exchangeable runs (1 for scattered affected
+runs, up to (1 + rho) / (1 - rho) for long blocks). ``serial_rho`` 0 and ``variance_inflation`` 1: no
+serial dependence found. A key that
 separates 1 affected run from 19 others is no suspect: with one run, any of a handful of noisy
 keys does that by chance.
 
@@ -56,6 +66,11 @@ SUSPECT_ALPHA = 0.05
 PERMUTATIONS = 999
 #: Fewest affected (and reference) runs a suspect can rest on.
 MIN_SUPPORT = 3
+#: A column is serially dependent when the lag-1 autocorrelation of its reference runs exceeds this many
+#: standard errors (1 / sqrt(pairs)); its separation is then judged in units of its AR(1) spread.
+SERIAL_Z = 2.326
+#: Largest lag-1 autocorrelation used for the variance inflation.
+SERIAL_RHO_MAX = 0.98
 
 #: Columns never proposed as suspects.
 EXCLUDED = frozenset({"duration", "date", "uptime", "boot_time", "time", "commit_date", "context_date",
@@ -454,14 +469,89 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
             out.append(best)
     gated = []
     null_max = perm.null_max() if out else None
+    entry_of = {c[0]: c for c in cols} if out else {}
     for sus in out:
         ev = sus.evidence
         sep = ev.pop("_separation")
         ev["tests"] = perm.n_tests
+        # serial dependence: the separation in units of the permutation null's spread for this column
+        rho, infl = _serial_inflation(entry_of[sus.metadata], ev, aff, strata)
+        ev["serial_rho"], ev["variance_inflation"] = rho, infl
+        sep = sep / math.sqrt(infl)
         ev["p_adjusted"] = float((1 + np.count_nonzero(null_max >= sep - 1e-12)) / (len(null_max) + 1))
         if ev["affected"] >= min_support and ev["reference"] >= min_support and ev["p_adjusted"] < alpha:
             gated.append(sus)
     return _report_order(gated, max_suspects)
+
+
+def _lag1(x: np.ndarray, groups: np.ndarray, same: np.ndarray | None = None) -> tuple[float, int]:
+    """Lag-1 autocorrelation of ``x`` within groups (bool per run: affected or not): each value about
+    its group's mean, over the consecutive pairs of runs of one group that both have values (an
+    offset between the groups - what a suspect is - is no autocorrelation); bias-corrected for the
+    short series (+(1 + 3 rho) / pairs, Marriott & Pope). ``same``: per pair of neighbours, whether they
+    are in one stratum (pairs across strata are not used). Returns (rho, pairs)."""
+    ok = np.isfinite(x)
+    d = np.zeros(x.size)
+    ss = 0.0
+    for g in (groups, ~groups):
+        sel = ok & g
+        if sel.any():
+            d[sel] = x[sel] - np.mean(x[sel])
+            ss += float(np.sum(d[sel] ** 2))
+    pair = ok[:-1] & ok[1:] & (groups[:-1] == groups[1:])
+    if same is not None:
+        pair &= same
+    m = int(np.count_nonzero(pair))
+    if m < 3 or ss <= 0:
+        return 0.0, m
+    rho = float(np.sum(d[:-1][pair] * d[1:][pair]) / (ss * m / int(np.count_nonzero(ok))))
+    return rho + (1.0 + 3.0 * rho) / m, m
+
+
+def _serial_inflation(entry, ev: dict[str, Any], aff: np.ndarray,
+                      strata: np.ndarray | None = None) -> tuple[float, float]:
+    """(rho, f) of a suspect column: ``rho`` the lag-1 autocorrelation of its ranks (numeric) or of
+    its best value's indicator (categorical) over consecutive *reference* runs (0 unless it exceeds
+    ``SERIAL_Z`` standard errors), and ``f`` the variance inflation of the affected-minus-reference
+    contrast of an AR(1) column of that ``rho`` over a column whose runs are exchangeable:
+    c' G c / c' c, with G_ij = rho^|i-j| and c_i = 1/n_affected, -1/n_reference (0 without a value).
+    The separation is linear in that contrast, so separation / sqrt(f) is what the permutation null
+    (which exchanges runs one by one) can judge: a smooth column (a 1-minute load average) agrees with
+    a contiguous block of affected runs (a warm-up, a step) far more often than exchangeable runs do.
+    With ``strata`` (pooled benchmarks) only neighbours of one stratum count, for rho and for G."""
+    _, numeric, data = entry
+    lag = int(ev.get("lag", 0))
+    n = aff.size
+    if numeric:
+        x = np.asarray(data, dtype=np.float64)
+        ok = np.isfinite(x)
+        if ok.sum() > 1:
+            x = x.copy()
+            x[ok] = _ranks(x[ok])
+    else:
+        codes, labels = data
+        hit = [i for i in range(len(labels)) if str(labels[i])[:200] == ev.get("value")]
+        x = np.where(codes >= 0, np.isin(codes, hit).astype(np.float64), np.nan)
+    mv, sl = _shift(x, lag)
+    lab = aff[sl]
+    st = None if strata is None else np.asarray(strata)[sl]
+    same = None if st is None else st[:-1] == st[1:]
+    rho, m = _lag1(mv, lab, same)
+    if not (rho * math.sqrt(max(m, 1)) > SERIAL_Z):
+        return 0.0, 1.0
+    rho = min(rho, SERIAL_RHO_MAX)
+    ok = np.isfinite(mv)
+    na, nr = int(np.count_nonzero(lab & ok)), int(np.count_nonzero(~lab & ok))
+    if na == 0 or nr == 0:
+        return 0.0, 1.0
+    c = np.where(ok, np.where(lab, 1.0 / na, -1.0 / nr), 0.0)
+    cc = float(c @ c)
+    num = cc
+    L = min(len(c) - 1, int(math.ceil(math.log(1e-6) / math.log(rho))) if rho > 0 else 0)
+    for k in range(1, L + 1):
+        prod = c[:-k] * c[k:] if st is None else np.where(st[:-k] == st[k:], c[:-k] * c[k:], 0.0)
+        num += 2.0 * rho ** k * float(np.sum(prod))
+    return float(rho), float(max(1.0, num / cc))
 
 
 def _dense_columns(cols: list) -> list[int]:
