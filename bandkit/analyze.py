@@ -132,7 +132,15 @@ class Report(DisplayMixin):
             }
             for s in self.cross:
                 d.update(jsonable(s.fields))
+            d["skipped"] = jsonable(self.skipped)
         return d
+
+    @property
+    def skipped(self) -> list[dict[str, Any]]:
+        """The cross sections that could not run (their needs met, e.g. two FTQ traces, but not their
+        conditions, e.g. two sampling rates): {"section", "reason", "detail"}, the JSON's top-level
+        ``skipped`` (the traces' own are in each trace entry)."""
+        return [{"section": s.name, **s.skipped} for s in self.cross if s.skipped is not None]
 
     def to_json(self) -> str:
         d = self.to_dict()

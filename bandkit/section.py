@@ -119,7 +119,8 @@ class Section:
 
 
 #: Why a section registered for a trace's kind did not analyse it: code -> (detail keys, meaning for the
-#: README). The trace's JSON entry lists such sections under ``skipped`` ([{section, reason, detail}]);
+#: README). The trace's JSON entry lists such sections under ``skipped`` ([{section, reason, detail}]),
+#: a cross section that could not run is in the report's top-level ``skipped``;
 #: the text and HTML renderers have a phrase for every code (``bandkit/render/skipped.py``). A section
 #: that never applies to a trace kind (not in its :data:`TRACE_SECTIONS` list) is not "skipped".
 SKIP_REASONS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -131,6 +132,12 @@ SKIP_REASONS: dict[str, tuple[tuple[str, ...], str]] = {
     "no_sampling_rate": (("time_unit",), "no sampling rate in seconds (e.g. two-file FTQ in ticks without "
                                          "`--clock-hz`)"),
     "usage_error": (("message",), "the analysis refused its input or options (`message`: what it said)"),
+    # cross sections (the report's top-level ``skipped``)
+    "too_few_spectra": (("n", "needed"), "two-rate test: fewer FTQ traces with a spectrum than it needs (each "
+                                         "trace's `skipped` says why)"),
+    "one_rate": (("rates_hz",), "two-rate test: every FTQ trace has the same sampling rate"),
+    "multiple_rates": (("rates_hz",), "two-rate test: the sampling rates are multiples of each other (aliases "
+                                      "do not move apart)"),
 }
 
 

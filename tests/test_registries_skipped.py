@@ -28,6 +28,9 @@ EXAMPLES = {
     "all_zero": ({"n": 200}, "no work measured: at least 99 % of the counts are zero"),
     "no_sampling_rate": ({"time_unit": "ticks"}, "no sampling rate in seconds"),
     "usage_error": ({"message": "segment of 5 s does not fit"}, "segment of 5 s does not fit"),
+    "too_few_spectra": ({"n": 1, "needed": 2}, "1 FTQ trace(s) with a spectrum, 2 needed"),
+    "one_rate": ({"rates_hz": [10000.0]}, "every FTQ trace sampled at 10000 Hz"),
+    "multiple_rates": ({"rates_hz": [1000.0, 2000.0]}, "sampling rates 1000 and 2000 Hz are multiples"),
 }
 
 
@@ -74,6 +77,8 @@ def test_unregistered_reason_or_detail_is_refused():
 
 
 def test_schema_and_readme_read_the_table():
+    d = bandkit.analyze(_trace([1.0, 2.0, 3.0])).to_dict()
+    assert list(d)[-1] == "skipped" and list(d["traces"][0])[-1] == "skipped"  # always written
     s = report_schema()["$defs"]["skipped"]
     assert s["properties"]["reason"]["enum"] == list(SKIP_REASONS)
     assert s["properties"]["section"]["enum"] == list(SECTIONS)
@@ -146,3 +151,31 @@ def test_every_registered_section_ran_or_is_listed():
             listed = [k["section"] for k in tr.skipped]
             assert not ran & set(listed)
             assert ran | set(listed) == set(TRACE_SECTIONS[tr.trace.kind]), (tr.trace.path, ran, listed)
+
+
+# -- the two-rate test across traces: the report's top-level skipped -------------------------------
+def _ftq(hz, n=400, path="a.dat"):
+    rng = np.random.default_rng(int(hz) + n)
+    return _trace(1000.0 + rng.normal(0, 5, n), kind="ftq", hz=hz, path=path)
+
+
+@pytest.mark.parametrize("traces,reason,detail", [
+    ([(10000.0, 400), (10000.0, 400)], "one_rate", {"rates_hz": [10000.0]}),
+    ([(1000.0, 400), (2000.0, 400)], "multiple_rates", {"rates_hz": [1000.0, 2000.0]}),
+    ([(10000.0, 400), (7777.0, 20)], "too_few_spectra", {"n": 1, "needed": 2}),
+])
+def test_two_rate_test_that_cannot_run_says_why(traces, reason, detail):
+    rep = bandkit.analyze([_ftq(hz, n, f"t{i}.dat") for i, (hz, n) in enumerate(traces)])
+    d = rep.to_dict()
+    assert d["interference"] is None
+    assert d["skipped"] == [{"section": "interference", "reason": reason, "detail": detail}]
+    words = PHRASES[reason](detail)
+    assert f"Across traces — not analysed: two-rate interference test ({words})" in rep.to_text(width=300)
+    assert f"Across traces — not analysed: two-rate interference test ({words})" in rep.to_html()
+    validate_report(d)
+
+
+def test_two_rates_or_one_ftq_trace_list_nothing_across():
+    assert bandkit.analyze([_ftq(10000.0, path="a"), _ftq(7777.0, path="b")]).to_dict()["skipped"] == []
+    one = bandkit.analyze(_ftq(10000.0))  # the two-rate test never applies to one trace: not "skipped"
+    assert one.to_dict()["skipped"] == [] and "not analysed" not in one.to_text()

@@ -62,10 +62,13 @@ def _verdict_block(findings: Iterable[dict], label: str = "Verdict") -> str:
     return f'<div class="{cls}"><b>{esc(label)}:</b><ul>{lis}</ul></div>'
 
 
-def skipped_html(skipped) -> str:
-    """The "not analysed: …" line of a trace (:mod:`.skipped`), or "" when every section ran."""
+def skipped_html(skipped, label: str | None = None) -> str:
+    """The "not analysed: …" line of a trace or (``label``) of the report (:mod:`.skipped`), or "" when
+    every section ran."""
     line = skipped_line(skipped)
-    return f'<p class="skipped">{esc(line[0].upper() + line[1:])}</p>' if line else ""
+    if not line:
+        return ""
+    return f'<p class="skipped">{esc(f"{label} — {line}" if label else line[0].upper() + line[1:])}</p>'
 
 
 # -- per trace ----------------------------------------------------------------------------
@@ -167,6 +170,7 @@ def _overview(report) -> str:
     out = ['<section class="summary"><h2>Verdict</h2>']
     if cross:
         out.append(_verdict_block(cross, "Across traces"))
+    out.append(skipped_html(getattr(report, "skipped", ()), "Across traces"))
     if len(report.traces) == 0:
         out.append("<p>No traces.</p>")
     else:

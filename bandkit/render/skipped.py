@@ -40,7 +40,15 @@ PHRASES: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "all_zero": lambda d: "no work measured: at least 99 % of the counts are zero",
     "no_sampling_rate": _no_rate,
     "usage_error": lambda d: str(d.get("message") or "refused by the analysis"),
+    "too_few_spectra": lambda d: f"{d.get('n')} FTQ trace(s) with a spectrum, {d.get('needed')} needed",
+    "one_rate": lambda d: f"every FTQ trace sampled at {_rates(d)}: it needs two rates",
+    "multiple_rates": lambda d: f"sampling rates {_rates(d)} are multiples of each other: aliases do not move apart",
 }
+
+
+def _rates(d: Mapping[str, Any]) -> str:
+    return " and ".join(f"{float(r):g}" for r in d.get("rates_hz") or ()) + " Hz"
+
 
 
 def skipped_phrase(entry: Mapping[str, Any]) -> str:

@@ -111,6 +111,9 @@ def _render_text(report, color: bool, width: int) -> str:
     cross = verdict_phrases(cross_findings(report))
     if cross:  # the verdict across traces first (its tables come at the end)
         add([f"Across traces — verdict: {'; '.join(cross)}"], "verdict")
+    cross_skip = skipped_line(getattr(report, "skipped", ()))
+    if cross_skip:
+        add([f"Across traces — {cross_skip}"])
     for s in report.cross:
         if _preamble(s):
             add(section_text(s))
