@@ -179,3 +179,6 @@ def test_two_rates_or_one_ftq_trace_list_nothing_across():
     assert bandkit.analyze([_ftq(10000.0, path="a"), _ftq(7777.0, path="b")]).to_dict()["skipped"] == []
     one = bandkit.analyze(_ftq(10000.0))  # the two-rate test never applies to one trace: not "skipped"
     assert one.to_dict()["skipped"] == [] and "not analysed" not in one.to_text()
+    # nor to the threads of one file (one run, one rate)
+    threads = bandkit.analyze([_ftq(10000.0, path="mpi.dat"), _ftq(10000.0, n=401, path="mpi.dat")])
+    assert threads.to_dict()["skipped"] == [] and threads.to_dict()["interference"] is None
