@@ -55,6 +55,9 @@ class TraceReport(DisplayMixin):
     sections: tuple[SectionResult, ...]
     #: The sections' fields hold plain JSON values only (the summary-only batch): no jsonable pass.
     plain: bool = field(default=False, repr=False, compare=False)
+    #: The registered sections that did not analyse this trace, in section order: {"section", "reason",
+    #: "detail"} (reasons: :data:`bandkit.section.SKIP_REASONS`); the JSON entry's ``skipped``.
+    skipped: tuple[dict[str, Any], ...] = ()
 
     def __repr__(self) -> str:
         return (f"<TraceReport #{self.index} {self.trace!r}: sections {', '.join(s.name for s in self.sections)}; "
@@ -88,6 +91,8 @@ class TraceReport(DisplayMixin):
             entry.update({"kernel": m.kernel, "cpu_model": m.cpu_model})
         for s in self.sections:
             entry.update(s.fields)
+        entry["skipped"] = [{"section": k["section"], "reason": k["reason"], "detail": dict(k["detail"])}
+                            for k in self.skipped]
         return entry if self.plain else jsonable(entry)
 
 
@@ -127,7 +132,15 @@ class Report(DisplayMixin):
             }
             for s in self.cross:
                 d.update(jsonable(s.fields))
+            d["skipped"] = jsonable(self.skipped)
         return d
+
+    @property
+    def skipped(self) -> list[dict[str, Any]]:
+        """The cross sections that could not run (their needs met, e.g. two FTQ traces, but not their
+        conditions, e.g. two sampling rates): {"section", "reason", "detail"}, the JSON's top-level
+        ``skipped`` (the traces' own are in each trace entry)."""
+        return [{"section": s.name, **s.skipped} for s in self.cross if s.skipped is not None]
 
     def to_json(self) -> str:
         d = self.to_dict()
@@ -172,12 +185,32 @@ def _run(section: Section, arg, options: AnalysisOptions) -> SectionResult | Non
     return s
 
 
+def _skipped(trace: Trace, options: AnalysisOptions, results: Iterable[SectionResult]) -> tuple[dict[str, Any], ...]:
+    """The trace's ``skipped`` entries, in section order: sections left out by ``options.skip`` and
+    those whose result says it could not analyse the trace."""
+    said = {s.name: s.skipped for s in results if s.skipped is not None}
+    if not said and not options.skip:  # (the common case: 60,000 benchmarks of an asv file)
+        return ()
+    out = []
+    for name in TRACE_SECTIONS.get(trace.kind, ()):
+        why = {"reason": "option", "detail": {}} if name in options.skip else said.get(name)
+        if why is not None:
+            out.append({"section": name, **why})
+    return tuple(out)
+
+
+def _kept(results: Iterable[SectionResult | None]) -> tuple[SectionResult, ...]:
+    """The results a trace report holds: a skipped section only when it writes contract fields all the
+    same (``"spectrum": null``)."""
+    return tuple(s for s in results if s is not None and (s.skipped is None or s.fields))
+
+
 def analyze_trace(trace: Trace, index: int = 0, options: AnalysisOptions | None = None) -> TraceReport:
     """Run the sections registered for ``trace``'s kind; a :class:`TraceReport`."""
     options = options or AnalysisOptions()
     _check_options(options)
-    sections = [_run(sec, trace, options) for sec in _trace_sections(trace, options)]
-    return TraceReport(trace, index, tuple(s for s in sections if s is not None))
+    results = [s for s in (_run(sec, trace, options) for sec in _trace_sections(trace, options)) if s is not None]
+    return TraceReport(trace, index, _kept(results), skipped=_skipped(trace, options, results))
 
 
 def analyze(traces: Trace | Iterable[Trace], options: AnalysisOptions | None = None, *,
@@ -204,7 +237,8 @@ def _analyze(traces, options: AnalysisOptions, progress) -> Report:
         if s is not None:
             done[i].append(s)
     with paused():  # (no cycles made here; 63,000 reports set off full collections of all results)
-        reports = tuple(TraceReport(t, i, tuple(done[i]), i in batched) for i, t in enumerate(traces))
+        reports = tuple(TraceReport(t, i, _kept(done[i]), i in batched, _skipped(t, options, done[i]))
+                        for i, t in enumerate(traces))
     cross = []
     for sec in SECTIONS.values():
         if not sec.cross or sec.name in options.skip:

@@ -9,6 +9,7 @@ line ending ``(internal error: please report)``; the traceback only with ``--deb
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import Sequence
@@ -460,6 +461,27 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"bandkit: error: {escape_control(message.strip())} (see '{self.prog} --help')\n")
 
 
+@contextlib.contextmanager
+def _quiet_swallowed_interrupts():
+    """A KeyboardInterrupt raised where Python can only report it as "Exception ignored" (a ctypes callback
+    of llvmlite during a numba compile, a ``__del__``) prints no traceback: the signal is remembered all
+    the same (:func:`bandkit.output.pending_signal`), so the command ends with its one interrupted line.
+    Other unraisable exceptions go to the previous hook."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) or (
+                unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt)):
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+
+
 class _Session:
     """One command's safety net (used by :func:`main`):
 
@@ -482,6 +504,7 @@ class _Session:
         self.interrupted = False
         self._stack = contextlib.ExitStack()
         self._stack.enter_context(signals_as_interrupts())
+        self._stack.enter_context(_quiet_swallowed_interrupts())
         self._stack.enter_context(record_opened())
         self.warnings = self._stack.enter_context(warnings.catch_warnings(record=True))
         return self
@@ -543,15 +566,18 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args))
-    except BandkitError as exc:
-        print(error_line(exc), file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
-    except MemoryError:
-        print("bandkit: error: out of memory", file=sys.stderr)
-        return 2
-    except Exception as exc:  # a bug: one line and a distinct status; the traceback only with --debug
+    except Exception as exc:
+        if _caused_by_interrupt(exc):  # e.g. numba's SystemError or "no compiled object yet" after a Ctrl-C
+            raise KeyboardInterrupt from None
+        if isinstance(exc, BandkitError):
+            print(error_line(exc), file=sys.stderr)
+            return 2
+        if isinstance(exc, BrokenPipeError):
+            return 0
+        if isinstance(exc, MemoryError):
+            print("bandkit: error: out of memory", file=sys.stderr)
+            return 2
+        # a bug: one line and a distinct status; the traceback only with --debug
         if getattr(args, "debug", False) or os.environ.get("BANDKIT_DEBUG"):
             import traceback
 
@@ -562,6 +588,26 @@ def _main(argv: Sequence[str] | None = None) -> int:
         msg = msg if len(msg) <= 300 else msg[:300] + "…"
         print(f"bandkit: error: {type(exc).__name__}: {msg} (internal error: please report)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether an exception is the aftermath of a Ctrl-C (or SIGTERM, SIGHUP): a signal arrived in this
+    command, or a KeyboardInterrupt is in its chain. numba turns a KeyboardInterrupt raised inside a
+    compiled kernel into ``SystemError: CPUDispatcher(...) returned a result with an exception set``, and
+    one swallowed by a ctypes callback during a compile into ``RuntimeError: no compiled object yet``:
+    the user pressed Ctrl-C, so neither is an error line."""
+    from .output import pending_signal
+
+    if pending_signal() is not None:
+        return True
+    seen = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _command_names(parser: argparse.ArgumentParser) -> list[str]:

@@ -35,3 +35,15 @@ class UsageError(BandkitError):
 class InvalidValueError(UsageError, ValueError):
     """A bad parameter or data value given to a library call: a UsageError for the CLI, and the
     ValueError scikit-learn's conventions (and ``check_estimator``) expect from an estimator."""
+
+
+class NotAnalysable(UsageError):
+    """An analysis cannot run on this input (too short, no sampling rate, no finite values): the report
+    lists the section under ``skipped`` with ``reason`` (a code of :data:`bandkit.section.SKIP_REASONS`)
+    and ``detail`` (numbers, never English) instead of dropping it silently. A :class:`UsageError` for
+    direct callers, with the same message as before."""
+
+    def __init__(self, message: str, reason: str, **detail):
+        super().__init__(message)
+        self.reason = reason
+        self.detail = detail

@@ -10,6 +10,10 @@ The finding kinds a section emits are listed in :mod:`bandkit.findings` (one tab
 Functions are named by ``"module:function"`` strings so that a report imports only the analyses it
 runs (an FTQ report must not pay for the runner post-mortem's imports); :func:`resolve` is the one
 place that turns such a string into the function. ``tests/test_registries.py`` resolves every one.
+
+A section returns None only for a trace it never applies to; one it cannot analyse (too short, no
+sampling rate, an analysis' UsageError) returns :func:`skipped` with a code of :data:`SKIP_REASONS`,
+so that the report says so (the trace's ``skipped`` list) instead of dropping it.
 """
 from __future__ import annotations
 
@@ -46,8 +50,14 @@ class SectionResult:
     result: Any = None
     findings: Sequence[Mapping[str, Any]] = ()
     series: Series | None = None
+    #: Set when the section could not analyse the trace: ``{"reason": code of SKIP_REASONS, "detail": {...}}``
+    #: (made by :func:`skipped`); the trace's JSON entry lists it under ``skipped``. ``fields`` are then
+    #: only the keys the JSON contract writes all the same (e.g. ``"spectrum": null``).
+    skipped: Mapping[str, Any] | None = None
 
     def __repr__(self) -> str:
+        if self.skipped is not None:
+            return f"<SectionResult {self.name!r}: skipped ({self.skipped['reason']})>"
         kinds = sorted({str(f.get("kind")) for f in self.findings})
         return (f"<SectionResult {self.name!r}: fields {', '.join(self.fields)}; "
                 f"{len(self.findings)} finding(s){' (' + ', '.join(kinds) + ')' if kinds else ''}; "
@@ -108,6 +118,49 @@ class Section:
         return tuple(k for k, fk in FINDING_KINDS.items() if fk.section == self.name)
 
 
+#: Why a section registered for a trace's kind did not analyse it: code -> (detail keys, meaning for the
+#: README). The trace's JSON entry lists such sections under ``skipped`` ([{section, reason, detail}]),
+#: a cross section that could not run is in the report's top-level ``skipped``;
+#: the text and HTML renderers have a phrase for every code (``bandkit/render/skipped.py``). A section
+#: that never applies to a trace kind (not in its :data:`TRACE_SECTIONS` list) is not "skipped".
+SKIP_REASONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "option": ((), "left out on request (`AnalysisOptions(skip=...)`)"),
+    "too_short": (("n", "needed", "what"), "fewer values than the analysis needs (`what`: `values` or `quanta`)"),
+    "no_data": (("n",), "no finite measured value among the trace's `n` rows"),
+    "non_finite": (("n", "n_non_finite"), "some values are NaN or infinite (the analysis needs every value)"),
+    "all_zero": (("n",), "FTQ counts are (nearly) all zero (99th percentile 0): no work measured to analyse"),
+    "no_sampling_rate": (("time_unit",), "no sampling rate in seconds (e.g. two-file FTQ in ticks without "
+                                         "`--clock-hz`)"),
+    "usage_error": (("message",), "the analysis refused its input or options (`message`: what it said)"),
+    # cross sections (the report's top-level ``skipped``)
+    "too_few_spectra": (("n", "needed"), "two-rate test: fewer FTQ traces with a spectrum than it needs (each "
+                                         "trace's `skipped` says why)"),
+    "one_rate": (("rates_hz",), "two-rate test: every FTQ trace has the same sampling rate"),
+    "multiple_rates": (("rates_hz",), "two-rate test: the sampling rates are multiples of each other (aliases "
+                                      "do not move apart)"),
+}
+
+
+def skipped(name: str, reason: str, fields: Mapping[str, Any] | None = None, **detail: Any) -> SectionResult:
+    """The result of a section that could not analyse the trace (``reason``: a code of
+    :data:`SKIP_REASONS`; ``detail``: its data keys, numbers or codes, never English)."""
+    keys = SKIP_REASONS.get(reason)
+    if keys is None:
+        raise ValueError(f"unregistered skip reason {reason!r} (bandkit.section.SKIP_REASONS)")
+    if set(detail) != set(keys[0]):
+        raise ValueError(f"skip reason {reason!r} takes detail {keys[0]}, got {tuple(detail)}")
+    return SectionResult(name, dict(fields or {}), skipped={"reason": reason, "detail": dict(detail)})
+
+
+def skipped_by(name: str, exc: Exception, fields: Mapping[str, Any] | None = None) -> SectionResult:
+    """:func:`skipped` for an analysis' :class:`~bandkit.errors.UsageError`: its reason when it is a
+    :class:`~bandkit.errors.NotAnalysable`, else ``usage_error`` with its message."""
+    reason = getattr(exc, "reason", None)
+    if reason is not None:
+        return skipped(name, reason, fields, **exc.detail)
+    return skipped(name, "usage_error", fields, message=" ".join(str(exc).split()))
+
+
 _R = "bandkit.render."
 #: Every section by its explicit name.
 SECTIONS: dict[str, Section] = {s.name: s for s in (
@@ -162,3 +215,15 @@ def check_names(names, what: str) -> None:
 
         raise UsageError(f"unknown section name(s) in {what}: {', '.join(unknown)} "
                          f"(known: {', '.join(SECTIONS)})")
+
+
+def skip_reasons_table() -> str:
+    """The README's table of ``skipped`` reasons (regenerate: ``python -m bandkit.section``)."""
+    rows = ["| reason | `detail` | meaning |", "|---|---|---|"]
+    for code, (keys, meaning) in SKIP_REASONS.items():
+        rows.append(f"| `{code}` | {', '.join(f'`{k}`' for k in keys) or '–'} | {meaning} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(skip_reasons_table())

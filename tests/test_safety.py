@@ -23,6 +23,7 @@ import pytest
 import bandkit
 from bandkit.cli import main
 from bandkit.errors import InputError
+from bandkit.schema import validate_report
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 QUIET = DATA / "ftq" / "ftq_f10000_quiet_0.dat.gz"
@@ -677,6 +678,127 @@ def test_ctrl_c_at_any_time_of_a_real_run(tmp_path, delay):
     _, err = p.communicate(timeout=300)
     assert p.returncode == 130 and err == "bandkit: interrupted\n", (p.returncode, err)
     assert not out.exists() and _no_temp_files(tmp_path)
+
+
+def _interrupt_after_marker(tmp_path, first: str, marker: str, args, env=None):
+    """Run the installed command's entry point with the Python code ``first`` run before it, send SIGINT to
+    its process group as soon as ``marker`` appears on its stderr (never a timed race), and return
+    (status, stderr without the marker line)."""
+    import selectors
+
+    code = first + "\nimport sys; from bandkit_entry import main; sys.exit(main())"
+    p = subprocess.Popen([sys.executable, "-c", code, *args], start_new_session=True, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, cwd=DATA.parent, env={**os.environ, **(env or {})})
+    err = b""
+    sel = selectors.DefaultSelector()
+    sel.register(p.stderr, selectors.EVENT_READ)
+    while marker.encode() not in err:
+        if sel.select(timeout=600):
+            chunk = os.read(p.stderr.fileno(), 65536)
+            if not chunk:
+                break
+            err += chunk
+    assert marker.encode() in err, err.decode(errors="replace")
+    os.killpg(p.pid, signal.SIGINT)
+    _, rest = p.communicate(timeout=300)
+    text = (err + rest).decode(errors="replace")
+    return p.returncode, "".join(ln for ln in text.splitlines(keepends=True) if marker not in ln)
+
+
+def test_ctrl_c_while_the_process_exits_keeps_the_finished_report(tmp_path, small_ftq):
+    """Before: a Ctrl-C after the report was written, while the interpreter exited, printed a
+    KeyboardInterrupt traceback (in an atexit function) or, once Python had given the signals back, killed
+    the process by the signal (status -2, no line). Now the finished command exits with its own status at
+    once: its report is complete; 130 would say nothing was written."""
+    out = tmp_path / "r.json"
+    first = ("import atexit, sys, time\n"
+             "def _slow():\n"
+             "    sys.stderr.write('MARK-EXIT\\n'); sys.stderr.flush(); time.sleep(60)\n"
+             "atexit.register(_slow)\n")
+    status, err = _interrupt_after_marker(tmp_path, first, "MARK-EXIT",
+                                          ["report", str(small_ftq), "-f", "json", "-q", "-o", str(out)])
+    assert status == 0 and err == "", (status, err)
+    validate_report(json.loads(out.read_text()))
+    assert _no_temp_files(tmp_path)
+
+
+def test_ctrl_c_during_a_cold_numba_compile(tmp_path):
+    """A Ctrl-C while numba compiles a kernel (cold cache), sent when numba announces the compile: one
+    line, 130, nothing written. Before: "Exception ignored on calling ctypes callback function" with a
+    traceback, then "bandkit: error: RuntimeError: no compiled object yet ... (internal error)" (when the
+    signal landed in llvmlite's callback)."""
+    out = tmp_path / "r.txt"
+    first = ("import sys\n"
+             "from numba.core import event\n"
+             "class _L(event.Listener):\n"
+             "    def on_start(self, ev): sys.stderr.write('MARK-COMPILE\\n'); sys.stderr.flush()\n"
+             "    def on_end(self, ev): pass\n"
+             "event.register('numba:compile', _L())\n")
+    status, err = _interrupt_after_marker(
+        tmp_path, first, "MARK-COMPILE", ["report", str(QUIET), "-o", str(out)],
+        env={"NUMBA_CACHE_DIR": str(tmp_path / "numba"), "BANDKIT_KERNELS": "compiled", "BANDKIT_WARM": "0"})
+    assert status == 130 and err == "bandkit: interrupted\n", (status, err)
+    assert not out.exists() and _no_temp_files(tmp_path)
+
+
+def test_interrupt_swallowed_by_a_ctypes_callback_is_one_line(small_ftq, tmp_path, monkeypatch, capsys):
+    """What llvmlite does during a compile, deterministically: the KeyboardInterrupt raised in a ctypes
+    callback is printed as "Exception ignored" and swallowed, and numba then fails with a RuntimeError.
+    Before: that traceback and an "internal error" line before "bandkit: interrupted"."""
+    import ctypes
+
+    analyze_mod = importlib.import_module("bandkit.analyze")
+
+    def compiling(*a, **k):
+        def callback():
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(10000):  # the handler runs here, inside the callback
+                pass
+
+        ctypes.CFUNCTYPE(None)(callback)()
+        raise RuntimeError("no compiled object yet for <function _grow_kernel>")
+
+    monkeypatch.setattr(analyze_mod, "analyze", compiling)
+    out = tmp_path / "r.txt"
+    assert main(["report", str(small_ftq), "-o", str(out), "-q"]) == 130
+    assert capsys.readouterr().err == "bandkit: interrupted\n"
+    assert not out.exists() and _no_temp_files(tmp_path)
+
+
+def test_interrupt_inside_a_numba_kernel_is_one_line(small_ftq, tmp_path, monkeypatch, capsys):
+    """A Ctrl-C landing in a compiled kernel comes out as ``SystemError: CPUDispatcher(...) returned a
+    result with an exception set`` (its cause the KeyboardInterrupt). Before: that as an error line, then
+    "bandkit: interrupted"."""
+    analyze_mod = importlib.import_module("bandkit.analyze")
+
+    def kernel(*a, **k):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(10000):
+                pass
+        except KeyboardInterrupt as e:
+            raise SystemError("CPUDispatcher(<function _grow_kernel>) returned a result with an exception set") from e
+
+    monkeypatch.setattr(analyze_mod, "analyze", kernel)
+    out = tmp_path / "r.txt"
+    assert main(["report", str(small_ftq), "-o", str(out), "-q"]) == 130
+    assert capsys.readouterr().err == "bandkit: interrupted\n"
+    assert not out.exists()
+
+
+def test_a_keyboard_interrupt_in_an_error_chain_is_an_interrupt(small_ftq, monkeypatch, capsys):
+    """No signal seen (a library raised it), but the error was caused by a KeyboardInterrupt: 130."""
+    analyze_mod = importlib.import_module("bandkit.analyze")
+
+    def failing(*a, **k):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise ValueError("half-built state") from e
+
+    monkeypatch.setattr(analyze_mod, "analyze", failing)
+    assert main(["report", str(small_ftq), "-q"]) == 130
+    assert capsys.readouterr().err == "bandkit: interrupted\n"
 
 
 @pytest.mark.parametrize("text,line", [

@@ -44,17 +44,20 @@ def section(trace, options):
     (what was analysed; ``support_gate``); a ``band_levels`` finding when two bands or more pass
     the support gate (:func:`supported_bands`; every band carries ``supported``).
     Options: ``options.for_section("bands")`` keyword arguments of :func:`find_bands`."""
-    from ..section import SectionResult, Series
+    from ..section import SectionResult, Series, skipped, skipped_by
 
     params = dict(options.for_section("bands")) if options is not None else {}
     per_run = params.pop("per_run", None)
     if per_run is None:
         per_run = (trace.kind == "runner" and "run" in trace.data.columns
                    and trace.samples["run"].nunique() >= MIN_RUNS_FOR_MEANS)
+    v = trace.values
+    if not np.isfinite(v).any():
+        return skipped("bands", "no_data", n=int(v.size))
     try:
         res = find_bands(trace, per_run=bool(per_run), **params)
-    except UsageError:
-        return None
+    except UsageError as exc:
+        return skipped_by("bands", exc)
     d = res.to_dict()
     ok = supported_bands(res)
     for b in d["bands"]:

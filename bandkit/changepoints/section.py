@@ -38,6 +38,8 @@ from .traceseries import BLOCK_S, MAX_POINTS, trace_series
 DEFAULTS = {"block_s": BLOCK_S, "max_points": MAX_POINTS, "alpha": 0.01, "min_relative": 0.02, "min_hold": 0.1}
 _DETECT_KEYS = ("cost", "penalty", "alpha", "min_size", "confidence", "wander")
 MAX_SEGMENTS_LISTED = 50
+#: The section analyses a trace of at least this many values (fewer: listed under ``skipped``, too_short).
+MIN_VALUES = 8
 
 
 def analyse_trace(trace, **params):
@@ -90,18 +92,23 @@ def section(trace, options):
     ci_low, ci_high, ci_time_low, ci_time_high, p_value, q_value, effect, sustained}; indices in the trace's
     sample numbering, i.e. without catch-up rows) and ``changepoint_analysis`` (how: block, cost and why,
     noise model, penalty, counts, segments); a ``level_shift`` finding when a sustained shift is reported."""
-    from ..section import SectionResult, Series
+    from ..section import SectionResult, Series, skipped, skipped_by
 
-    if trace.kind == "runner":
+    if trace.kind == "runner":  # (never registered for runner traces: their post-mortem finds steps)
         return None
     params = dict(options.for_section("changepoints")) if options is not None else {}
     p = {**DEFAULTS, **params}
-    if trace.values.size < 8:
-        return None
+    v = trace.values
+    if v.size < MIN_VALUES:
+        return skipped("changepoints", "too_short", n=int(v.size), needed=MIN_VALUES,
+                       what="quanta" if trace.kind == "ftq" else "values")
+    bad = int(np.count_nonzero(~np.isfinite(v)))
+    if bad:
+        return skipped("changepoints", "non_finite", n=int(v.size), n_non_finite=bad)
     try:
         res, block, x, xt = analyse_trace(trace, **p)
-    except UsageError:
-        return None
+    except UsageError as exc:
+        return skipped_by("changepoints", exc)
     steps, levels, lengths = consolidate(x, res.changepoints, robust=res.cost != "l2",
                                          min_relative=p["min_relative"], sigma=None)
     sustained = sustained_shifts(levels, lengths, p["min_relative"], p["min_hold"]) if steps else []

@@ -20,6 +20,7 @@ from typing import Iterable
 from ..section import SECTIONS, resolve
 from .html_kit import (_CSP, _PLOTS, CSS, DPI, FIG_WIDTH, _wrap, error_html, esc, figure_html, new_figure,
                        plots_enabled, table_html, text_fallback)
+from .skipped import skipped_line
 from .text import _trace_title, collapsed, cross_findings, phrase, section_text
 
 # the building blocks (html_kit) stay importable from here
@@ -59,6 +60,15 @@ def _verdict_block(findings: Iterable[dict], label: str = "Verdict") -> str:
         return f'<div class="{cls}"><b>{esc(label)}:</b> <span class="{esc(s)}">{esc(p)}</span></div>'
     lis = "".join(f'<li class="{esc(s)}">{esc(p)}</li>' for p, s in items)
     return f'<div class="{cls}"><b>{esc(label)}:</b><ul>{lis}</ul></div>'
+
+
+def skipped_html(skipped, label: str | None = None) -> str:
+    """The "not analysed: …" line of a trace or (``label``) of the report (:mod:`.skipped`), or "" when
+    every section ran."""
+    line = skipped_line(skipped)
+    if not line:
+        return ""
+    return f'<p class="skipped">{esc(f"{label} — {line}" if label else line[0].upper() + line[1:])}</p>'
 
 
 # -- per trace ----------------------------------------------------------------------------
@@ -122,7 +132,8 @@ def trace_report_html(tr, anchor: str | None = None, standalone: bool = True, pl
     try:
         aid = f' id="{esc(anchor)}"' if anchor else ""
         parts = [f'<section class="trace"{aid}>', f"<h2>{esc(trace_title(tr))}</h2>",
-                 f'<p class="sub">{_meta_line(tr.trace)}</p>', _verdict_block(tr.findings)]
+                 f'<p class="sub">{_meta_line(tr.trace)}</p>', _verdict_block(tr.findings),
+                 skipped_html(tr.skipped)]
         if not plots:
             parts.append('<p class="sub">Plots left out: nothing in this trace needs a warning, and the report '
                          f"has more than {PLOT_ALL_TRACES_UP_TO} traces.</p>")
@@ -159,6 +170,7 @@ def _overview(report) -> str:
     out = ['<section class="summary"><h2>Verdict</h2>']
     if cross:
         out.append(_verdict_block(cross, "Across traces"))
+    out.append(skipped_html(getattr(report, "skipped", ()), "Across traces"))
     if len(report.traces) == 0:
         out.append("<p>No traces.</p>")
     else:
@@ -174,6 +186,7 @@ def group_html(trs) -> str:
     header, rows = group_table(trs)
     return (f'<section class="trace" id="trace-{trs[0].index}"><h2>{esc(group_title(trs))}</h2>'
             f'<div class="verdict"><b>Verdict:</b> {esc(group_verdict(trs))}; their central values:</div>'
+            f"{skipped_html(trs[0].skipped)}"
             f"{table_html(rows, header=header)}</section>")
 
 

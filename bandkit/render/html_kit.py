@@ -37,6 +37,7 @@ CSS = """
 .bk .verdict{margin:.4em 0 .8em;padding:.5em .8em;background:#f6f8fa;border-left:4px solid #8c959f;
  border-radius:3px}
 .bk .verdict.warn{border-left-color:#d4a72c;background:#fff8e1}
+.bk .skipped{color:#57606a;margin:-.4em 0 .8em;padding:0 .8em}
 .bk .verdict ul{margin:.2em 0;padding-left:1.2em}
 .bk .verdict .warning{font-weight:600}
 .bk .overview{width:100%}

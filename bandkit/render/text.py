@@ -10,6 +10,7 @@ import os
 
 from ..findings import FINDING_KINDS
 from ..section import SECTIONS, resolve
+from .skipped import skipped_line
 from .textutil import escape_control, text_width, wrap_line as _wrap
 
 _BOLD, _YELLOW, _RESET, _DIM = "\x1b[1m", "\x1b[33m", "\x1b[0m", "\x1b[2m"
@@ -74,7 +75,8 @@ def collapsed(report) -> list[tuple[str, object]]:
     for tr in report.traces:
         fs = tr.findings
         if tr.trace.kind == "runner" and len(fs) == 1 and fs[0].get("kind") in COLLAPSIBLE:
-            groups.setdefault((tr.trace.path, fs[0]["kind"], str(fs[0].get("reason"))), []).append(tr)
+            groups.setdefault((tr.trace.path, fs[0]["kind"], str(fs[0].get("reason")), skipped_line(tr.skipped)),
+                              []).append(tr)
     big = {id(tr): key for key, trs in groups.items() if len(trs) >= COLLAPSE_FROM for tr in trs}
     out: list[tuple[str, object]] = []
     seen = set()
@@ -109,6 +111,9 @@ def _render_text(report, color: bool, width: int) -> str:
     cross = verdict_phrases(cross_findings(report))
     if cross:  # the verdict across traces first (its tables come at the end)
         add([f"Across traces — verdict: {'; '.join(cross)}"], "verdict")
+    cross_skip = skipped_line(getattr(report, "skipped", ()))
+    if cross_skip:
+        add([f"Across traces — {cross_skip}"])
     for s in report.cross:
         if _preamble(s):
             add(section_text(s))
@@ -124,6 +129,9 @@ def _render_text(report, color: bool, width: int) -> str:
         add([_trace_title(tr)], "title")
         phrases = verdict_phrases(tr.findings)
         add([f"  verdict: {'; '.join(phrases) if phrases else 'nothing unusual found'}"], "verdict")
+        skip = skipped_line(tr.skipped)
+        if skip:
+            add([f"  {skip}"])
         for s in tr.sections:
             add(section_text(s))
     for s in report.cross:

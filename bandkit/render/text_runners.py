@@ -228,8 +228,11 @@ def render_group(trs) -> list[str]:
     room = max(12, WIDTH.get() - indent - others)
     for r, name in zip(rows, shorten_distinct([r[0] for r in rows], room)):  # names that differ stay apart
         r[0] = name
+    from .skipped import skipped_line
+
+    skip = skipped_line(trs[0].skipped)  # (the same for every benchmark of a group: text.collapsed)
     return [group_title(trs), f"  verdict: {group_verdict(trs)}; their central values:"] + \
-        table(rows, header, align="lrrrrrr", indent=indent)
+        ([f"  {skip}"] if skip else []) + table(rows, header, align="lrrrrrr", indent=indent)
 
 
 def numbering_note(pm: dict[str, Any]) -> str:

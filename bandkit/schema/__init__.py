@@ -1,9 +1,9 @@
 """The JSON report contract: ``report.schema.json`` (JSON Schema draft 2020-12), schema_version 1.
 
 ``report_schema()`` returns it as a dict, with the finding kinds of :mod:`bandkit.findings` filled in
-(the ``kind`` enum, and the data keys each kind requires), so that the table of kinds is the one
-place a kind is declared; ``validate_report(d)`` checks a ``Report.to_dict()`` (or parsed JSON)
-against it and raises ``jsonschema.ValidationError`` on drift (needs ``jsonschema``, a test
+(the ``kind`` enum, and the data keys each kind requires) and the codes of ``skipped`` entries from
+:data:`bandkit.section.SKIP_REASONS`, so that those tables are the one place a kind or a code is
+declared; ``validate_report(d)`` checks a ``Report.to_dict()`` (or parsed JSON) against it and raises ``jsonschema.ValidationError`` on drift (needs ``jsonschema``, a test
 dependency).
 """
 from __future__ import annotations
@@ -33,6 +33,16 @@ def report_schema() -> dict[str, Any]:
          "then": {"required": list(fk.fields), "properties": {"severity": {"enum": list(fk.severities)},
                                                               "section": {"const": fk.section}}}}
         for fk in FINDING_KINDS.values()]
+    from ..section import SECTIONS, SKIP_REASONS
+
+    skipped = schema["$defs"]["skipped"]
+    skipped["properties"]["section"]["enum"] = list(SECTIONS)
+    skipped["properties"]["reason"]["enum"] = list(SKIP_REASONS)
+    skipped["allOf"] = [
+        {"if": {"properties": {"reason": {"const": code}}},
+         "then": {"properties": {"detail": {"required": list(keys), "additionalProperties": False,
+                                            "properties": {k: {} for k in keys}}}}}
+        for code, (keys, _) in SKIP_REASONS.items()]
     return schema
 
 

@@ -36,7 +36,10 @@ def interference_finding(e, d: dict) -> dict:
 
 
 def cross_section(trace_reports, options):
-    from ..section import SectionResult
+    """The two-rate test (runs when the report holds two FTQ traces or more: ``Section.needs``); when it
+    cannot run, ``"interference": null`` and, when the traces come from two files or more, the report's
+    ``skipped`` says why (too few spectra, one sampling rate, rates that are multiples of each other)."""
+    from ..section import SectionResult, skipped
 
     params = dict(options.for_section("interference")) if options is not None else {}
     by_rate: dict[float, list] = {}
@@ -45,11 +48,20 @@ def cross_section(trace_reports, options):
         if ts is not None and tr.trace.kind == "ftq":
             by_rate.setdefault(round(ts.spectrum.fs, 6), []).append(ts)
     rates = sorted(by_rate)
-    ok = len(rates) >= 2 and all(
-        abs(max(a, b) / min(a, b) - round(max(a, b) / min(a, b))) >= 1e-3
-        for i, a in enumerate(rates) for b in rates[i + 1:])
-    if not ok:
+    n_spectra = sum(len(v) for v in by_rate.values())
+    one_file = len({tr.trace.path for tr in trace_reports if tr.trace.kind == "ftq"}) < 2
+    if one_file and (n_spectra < 2 or len(rates) < 2):
+        # the threads of one FTQ file share its run and its rate: the test compares runs, so it never
+        # applies to one file (each thread says why it has no spectrum, if it has none)
         return SectionResult("interference", {"interference": None}, None, ())
+    if n_spectra < 2:
+        return skipped("interference", "too_few_spectra", {"interference": None}, n=n_spectra, needed=2)
+    if len(rates) < 2:
+        return skipped("interference", "one_rate", {"interference": None}, rates_hz=[float(r) for r in rates])
+    ok = all(abs(max(a, b) / min(a, b) - round(max(a, b) / min(a, b))) >= 1e-3
+             for i, a in enumerate(rates) for b in rates[i + 1:])
+    if not ok:
+        return skipped("interference", "multiple_rates", {"interference": None}, rates_hz=[float(r) for r in rates])
     n_groups = max(len(v) for v in by_rate.values())
     results, entries, findings = [], [], []
     for g in range(n_groups):

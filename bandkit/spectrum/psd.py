@@ -32,8 +32,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, NotAnalysable, UsageError
 from .welch import hann, welch
+
+#: A spectrum needs at least this many slots of the nominal grid.
+MIN_QUANTA = 64
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,8 @@ def regrid(trace) -> Grid:
     (backwards, a gap longer than the trace, absurd values; see :func:`_time_slots`)."""
     fs = trace.meta.sampling_hz
     if not fs or fs <= 0:
-        raise UsageError(f"{trace.label}: the spectrum needs a nominal sampling rate (sampling_hz)")
+        raise NotAnalysable(f"{trace.label}: the spectrum needs a nominal sampling rate (sampling_hz)",
+                            "no_sampling_rate", time_unit=trace.meta.time_unit)
     value = np.asarray(trace.column("value"), dtype=np.float64)
     real = trace.sample_mask
     real = np.ones(len(value), dtype=bool) if real is None else real
@@ -62,10 +66,10 @@ def regrid(trace) -> Grid:
         else np.zeros(len(value), bool)
     time = np.asarray(trace.column("time"), dtype=np.float64)
     if not real.any():
-        raise UsageError(f"{trace.label}: no real samples")
+        raise NotAnalysable(f"{trace.label}: no real samples", "no_data", n=int(len(value)))
     full = float(np.percentile(value[real], 99))
     if full <= 0:
-        raise UsageError(f"{trace.label}: all counts are zero")
+        raise NotAnalysable(f"{trace.label}: all counts are zero", "all_zero", n=int(real.sum()))
     if catch.any() or trace.meta.time_unit != "s" or not np.isfinite(time).all():
         # FTQ row order is the grid: one row per deadline; catch-up rows are the lost slots (0 work).
         x = np.where(catch, 0.0, value) / full
@@ -195,8 +199,9 @@ def compute_spectrum(trace, *, segment_s: float | None = None, min_segments: int
     g = grid if grid is not None else regrid(trace)
     x = g.x
     n = len(x)
-    if n < 64:
-        raise UsageError(f"{trace.label}: too short for a spectrum ({n} quanta)")
+    if n < MIN_QUANTA:
+        raise NotAnalysable(f"{trace.label}: too short for a spectrum ({n} quanta)", "too_short",
+                            n=int(n), needed=MIN_QUANTA, what="quanta")
     if segment_s is not None:
         nperseg = int(round(segment_s * g.fs))
         if nperseg < 16 or nperseg > n:

@@ -31,17 +31,18 @@ def comb_finding(ts, comb) -> dict:
 
 def section(trace, options):
     """``fields``: {"spectrum": {method, resolution_hz, ..., "peaks": [...], "combs": [...],
-    "drifts": [...], "detection": {...}}} (None without a sampling rate in seconds). Findings:
+    "drifts": [...], "detection": {...}}} (None, and the section listed under ``skipped``, without a
+    sampling rate in seconds or on a trace too short for a spectrum). Findings:
     ``spectral_line`` (info) for the ``MAX_FINDINGS`` most powerful combs (a lone line is a comb of
     one; aliases in this trace: the two-rate test says which are true)."""
-    from ..section import SectionResult
+    from ..section import SectionResult, skipped, skipped_by
 
     params = dict(options.for_section("spectrum")) if options is not None else {}
     if not trace.meta.sampling_hz or trace.meta.time_unit != "s":
-        return SectionResult("spectrum", {"spectrum": None}, None, ())
+        return skipped("spectrum", "no_sampling_rate", {"spectrum": None}, time_unit=trace.meta.time_unit)
     try:
         ts = analyze_spectrum(trace, **params)
-    except UsageError:
-        return SectionResult("spectrum", {"spectrum": None}, None, ())
+    except UsageError as exc:
+        return skipped_by("spectrum", exc, {"spectrum": None})
     findings = tuple(comb_finding(ts, c) for c in ts.combs[:MAX_FINDINGS])
     return SectionResult("spectrum", {"spectrum": ts.to_dict()}, ts, findings)
