@@ -118,7 +118,8 @@ def section(trace, options):
         return int(min(i * block, n_total - 1))
 
     cps = [{
-        "index": q(c.index), "end_index": q(c.end_index), "changes": c.changes, "time_s": c.time_s, "before": c.before, "after": c.after, "ratio": c.ratio,
+        "index": q(c.index), "end_index": q(c.end_index), "changes": c.changes, "time_s": c.time_s,
+        "before": c.before, "after": c.after, "ratio": c.ratio,
         "ci_low": q(c.ci_low), "ci_high": q(c.ci_high), "ci_time_low": c.ci_time_low,
         "ci_time_high": c.ci_time_high, "ci_level": c.ci_level, "p_value": c.p_value, "q_value": c.q_value,
         "effect": c.effect, "sustained": sus,

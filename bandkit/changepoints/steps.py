@@ -60,35 +60,26 @@ def consolidate(x, changes, *, robust: bool, min_relative: float, sigma: float |
     steps and the number of values each holds (transitional values excluded)."""
     x = np.asarray(x, dtype=np.float64)
     n = x.size
-    groups = [[c] for c in sorted(changes, key=lambda c: c.index)]
+    # transitions: neighbouring changes less than `brief` values apart are one step (one pass: merging two
+    # groups leaves the gaps to their other neighbours as they were; dropping a step below only widens them)
+    groups: list[list] = []
+    for c in sorted(changes, key=lambda c: c.index):
+        if groups and c.index - groups[-1][-1].index < brief:
+            groups[-1].append(c)
+        else:
+            groups.append([c])
     if sigma is None:
         sig = [abs(c.delta) / c.effect for c in changes
                if c.effect and np.isfinite(c.effect) and c.effect > 0 and c.delta]
         sigma = float(np.median(sig)) if sig else None
-
-    def held_bounds(gs):
-        starts = [0] + [g[-1].index for g in gs]
-        ends = [g[0].index for g in gs] + [n]
-        return starts, ends
+    if not groups:
+        return [], [_level(x, robust)] if n else [], [n] if n else []
 
     while True:
-        # transitions: neighbouring groups less than `brief` values apart are one step
-        merged = True
-        while merged and len(groups) > 1:
-            merged = False
-            for j in range(len(groups) - 1):
-                if groups[j + 1][0].index - groups[j][-1].index < brief:
-                    groups[j] = groups[j] + groups.pop(j + 1)
-                    merged = True
-                    break
-        if not groups:
-            return [], [_level(x, robust)] if n else [], [n] if n else []
-        starts, ends = held_bounds(groups)
+        starts = [0] + [g[-1].index for g in groups]
+        ends = [g[0].index for g in groups] + [n]
         levels = [_level(x[a:b], robust) if b > a else float("nan") for a, b in zip(starts, ends)]
-        gaps = []
-        for j in range(len(groups)):
-            b, a = levels[j], levels[j + 1]
-            gaps.append(abs(a / b - 1.0) if b != 0 else float("inf"))
+        gaps = [abs(a / b - 1.0) if b != 0 else float("inf") for b, a in zip(levels[:-1], levels[1:])]
         small = [j for j, r in enumerate(gaps) if not r >= min_relative]
         if not small:
             break
