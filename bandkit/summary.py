@@ -175,8 +175,14 @@ def value_stats(trace: Trace) -> dict[str, Any]:
         return {"source": "values", "unit": trace.meta.value_unit, "n": 0, "runs": 0, "mean": None, "stddev": None, "median": None,
                 "min": None, "max": None}
     return {"source": "values", "unit": trace.meta.value_unit, "n": int(v.size), "runs": runs, "mean": float(np.mean(v)),
-            "stddev": float(np.std(v, ddof=1)) if v.size > 1 else None, "median": float(median(v)),
-            "min": float(np.min(v)), "max": float(np.max(v))}
+            "stddev": _sd(v), "median": float(median(v)), "min": float(np.min(v)), "max": float(np.max(v))}
+
+
+def _sd(v: np.ndarray) -> float | None:
+    """Sample standard deviation; exactly 0 for equal values (np.std gives 2.7e-16 for three 1.52s)."""
+    if v.size < 2:
+        return None
+    return 0.0 if v.min() == v.max() else float(np.std(v, ddof=1))
 
 
 def file_value_stats(unit: str, summary_stats: Mapping[str, Any] | None, head: float | None) -> dict[str, Any]:

@@ -551,3 +551,15 @@ def test_csv_dates_with_mixed_time_zones(tmp_path):
     (t,) = _traces(p)
     assert len(t.values) == 30
     bandkit.analyze(t).to_json()
+
+
+def test_gbench_microsecond_benchmarks_are_shown_in_readable_time_units(tmp_path):
+    """Google Benchmark writes time_unit "us"; the table showed "28,500 us" beside "53.2 ms" (Kokkos file)."""
+    rows = [{"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+             "threads": 1, "iterations": 24, "real_time": v, "cpu_time": v, "time_unit": unit}
+            for name, v, unit in (("BM_us", 28500.1, "us"), ("BM_ms", 53.2, "ms"), ("BM_ns", 95.6, "ns"))]
+    p = tmp_path / "gb.json"
+    p.write_text(json.dumps({"context": {"date": "2024", "num_cpus": 2}, "benchmarks": rows}))
+    text = bandkit.analyze(bandkit.load(str(p))).to_text()
+    assert "28.5 ms" in text and "53.2 ms" in text and "95.6 ns" in text
+    assert " us" not in text

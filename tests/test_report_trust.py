@@ -189,6 +189,27 @@ def test_3_too_few_runs_is_one_table_with_every_value():
     assert html.count("too few runs to classify") <= 2  # the overview row and the table's heading
 
 
+PTS = R / "ManuelJBrito_GVNO3_simdjson-201_composite.xml"
+
+
+@pytest.mark.parametrize("width", [100, 60])
+def test_3_a_group_of_other_units_keeps_its_names_and_puts_the_unit_in_a_column(width):
+    """PTS throughputs: the unit went into every cell ("1.360 GB/s  ± 2.719e-16 GB/s ..."), which left
+    8 columns for 90 names ("…FT Siz…" on every row of a real composite.xml); equal trials gave a
+    float-noise sd."""
+    text = rc.report(PTS).to_text(width=width)
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.rstrip().endswith("unit"))
+    assert "e-1" not in text and "± 0 " in text + " "
+    for name in ("simdjson: Throughput Test: PartialTweets", "simdjson: Throughput Test: DistinctUserID"):
+        row = next(i for i, line in enumerate(lines) if line.strip().startswith(name))
+        numbers = lines[row] if width == 100 else lines[row + 1]  # narrow: the name has a line of its own
+        assert numbers.rstrip().endswith("GB/s") and numbers.count("GB/s") == 1 and row > head
+    assert all(len(line) <= width or "/" in line for line in lines)
+    equal = next(tr for tr in rc.report(PTS).traces if tr.trace.label.endswith("PartialTweets"))
+    assert equal.to_dict()["value_stats"]["stddev"] == 0.0  # three trials of 1.36 GB/s
+
+
 # -- 4. run numbers as pyperf's own tools show them -----------------------------------------------
 def test_4_run_numbers_are_pyperf_dumps():
     """`pyperf dump` numbers runs by their position in the file, the calibration run counted: the

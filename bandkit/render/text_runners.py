@@ -15,16 +15,18 @@ def _ci(lo, hi) -> str:
     end = lambda v: "?" if v is None or not math.isfinite(v) else f"{v:.3f}"  # noqa: E731
     return f"{end(lo)}–{end(hi)}"
 
+#: Seconds per unit of the time units runners write (Google Benchmark's "us"; PTS's "Seconds").
+_SECONDS = {"s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
+            "Seconds": 1.0, "Second": 1.0, "milliseconds": 1e-3, "microseconds": 1e-6, "nanoseconds": 1e-9}
+
+
 def fmt_value(x: float | None, unit: str) -> str:
     """A measured value with its unit (times in s get a readable unit)."""
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "–"
-    if unit in ("s", "second", "seconds"):
-        return fmt_time(x)
-    if unit == "ns":
-        return fmt_time(x * 1e-9)
-    if unit == "ms":
-        return fmt_time(x * 1e-3)
+    scale = _SECONDS.get(unit)
+    if scale is not None:
+        return fmt_time(x * scale)
     return f"{fmt_num(x)} {unit}".rstrip()
 
 
@@ -112,12 +114,11 @@ def summary_stats_text(st: dict[str, Any], unit: str) -> str:
     return ", ".join(parts) + f" [{st.get('source', '')}]"
 
 
-_TIME_UNITS = ("s", "second", "seconds", "ms", "us", "µs", "ns")
 
 
 def fmt_value_as(x: float | None, unit: str, like: float | None) -> str:
     """:func:`fmt_value` in the time unit of ``like`` (a spread in the unit of its mean)."""
-    scale = {"s": 1.0, "second": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}.get(unit)
+    scale = _SECONDS.get(unit)
     if x is None or scale is None or like is None:
         return fmt_value(x, unit)
     return fmt_time_as(x * scale, like * scale)
@@ -150,7 +151,7 @@ def stats_text(vs: dict[str, Any] | None, unit: str) -> str:
 
 
 def stats_label(unit: str) -> str:
-    return "time" if (unit or "").strip() in _TIME_UNITS else "value"
+    return "time" if (unit or "").strip() in _SECONDS else "value"
 
 
 def within_run_text(w: dict[str, Any] | None) -> str:
@@ -201,38 +202,60 @@ def group_verdict(trs) -> str:
 
 
 def group_table(trs) -> tuple[list[str], list[list[str]]]:
-    """Header and rows (name and central value per benchmark) of a group (:func:`render_group`)."""
+    """Header and rows (name and central value per benchmark) of a group (:func:`render_group`). Times
+    carry their own readable unit; other units (PTS's "Iterations Per Minute", "MiB/s") go to a last
+    column of their own, so that 90 benchmarks of mixed units still leave room for their names."""
     f0 = trs[0].findings[0]
     unit0 = trs[0].trace.meta.value_unit or ""
+    units = [tr.trace.meta.value_unit or unit0 for tr in trs]
+    plain = any(u not in _SECONDS for u in units)  # (a unit column only when some unit is not a time)
     rows = []
-    for tr in trs:
+    for tr, unit in zip(trs, units):
         s = tr.section("summary")
         vs = (s.fields.get("value_stats") if s is not None else None) or {}
-        unit = tr.trace.meta.value_unit or unit0
         n = vs.get("runs") if vs.get("source") == "values" else vs.get("n")
-        rows.append([tr.trace.label, "–" if n is None else f"{n:,}", fmt_value(vs.get("mean"), unit),
-                     "–" if vs.get("stddev") is None else "± " + fmt_value(vs["stddev"], unit),
-                     fmt_value(vs.get("median"), unit), fmt_value(vs.get("min"), unit),
-                     fmt_value(vs.get("max"), unit)])
-    return ["benchmark", "runs" if f0["kind"] == "too_few_runs" else "n", "mean", "sd", "median", "min", "max"], rows
+        is_time = unit in _SECONDS
+        val = (lambda x, u=unit: fmt_value(x, u)) if is_time else fmt_num
+        sd = vs.get("stddev")
+        row = [tr.trace.label, "–" if n is None else f"{n:,}", val(vs.get("mean")),
+               "–" if sd is None else "± " + (fmt_value(sd, unit) if is_time else fmt_num(sd, 3)),
+               val(vs.get("median")), val(vs.get("min")), val(vs.get("max"))]
+        rows.append(row + ([("" if is_time else unit)] if plain else []))
+    header = ["benchmark", "runs" if f0["kind"] == "too_few_runs" else "n", "mean", "sd", "median", "min", "max"]
+    return header + (["unit"] if plain else []), rows
 
 
 def render_group(trs) -> list[str]:
     """One table for many benchmarks of one file whose only finding says they could not be classified
-    (too few runs, summary statistics only): name and central value of each."""
+    (too few runs, summary statistics only): name and central value of each. When the numbers leave
+    fewer than :data:`GROUP_NAME_MIN` columns for names that need more, each name gets a line of its own
+    above its numbers (PTS files: 90 long names cut to "…FT Siz…" all looked alike)."""
+    from .skipped import skipped_line
     from .textutil import WIDTH
 
     header, rows = group_table(trs)
+    align = "lrrrrrrl"[:len(header)]
     indent = 4
     others = sum(max(len(r[i]) for r in rows + [header]) + 2 for i in range(1, len(header)))
     room = max(12, WIDTH.get() - indent - others)
-    for r, name in zip(rows, shorten_distinct([r[0] for r in rows], room)):  # names that differ stay apart
-        r[0] = name
-    from .skipped import skipped_line
-
     skip = skipped_line(trs[0].skipped)  # (the same for every benchmark of a group: text.collapsed)
-    return [group_title(trs), f"  verdict: {group_verdict(trs)}; their central values:"] + \
-        ([f"  {skip}"] if skip else []) + table(rows, header, align="lrrrrrr", indent=indent)
+    head = [group_title(trs), f"  verdict: {group_verdict(trs)}; their central values:"] + \
+        ([f"  {skip}"] if skip else [])
+    longest = max(len(r[0]) for r in rows)
+    if room >= min(longest, GROUP_NAME_MIN):
+        for r, name in zip(rows, shorten_distinct([r[0] for r in rows], room)):  # names that differ stay apart
+            r[0] = name
+        return head + table(rows, header, align=align, indent=indent)
+    names = shorten_distinct([r[0] for r in rows], WIDTH.get() - indent)
+    lines = table([r[1:] for r in rows], header[1:], align=align[1:], indent=indent + 2)
+    out = head + [" " * indent + header[0]] + lines[:2]
+    for name, line in zip(names, lines[2:]):
+        out += [" " * indent + name, line]
+    return out
+
+
+#: Fewest columns a group table leaves for benchmark names before they move to lines of their own.
+GROUP_NAME_MIN = 32
 
 
 def numbering_note(pm: dict[str, Any]) -> str:
