@@ -26,11 +26,18 @@ Benchmarks are matched by name; runner loaders that write ``meta.extra["match_na
 ``"variant"`` (PTS: test and system) are also matched by those, so the same test of system X in A
 pairs with system Y in B.
 
+Values written in a unit (PTS: "0.46" GB/s, "9" iterations per minute; ``resolution``) carry a
+rounding variance of unit^2 / 12: when a side varies less than that (three equal trials), Welch's
+test and a t interval use that floor instead of calling a one-unit difference certain (p = 0).
+
 Over all benchmarks: the geometric mean of the ratios with a bootstrap interval over benchmarks,
-and the same without the noisy ones.
+and the same without the noisy ones. When some results are higher-is-better (``higher_is_better``:
+PTS ``Proportion`` HIB, ``--higher-is-better``), their ratios enter inverted, so that < 1 means B is
+better for every benchmark, and results of unknown direction are left out (``geomean_definition``).
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -39,6 +46,7 @@ import numpy as np
 
 from .display import DisplayMixin, render
 from .errors import UsageError
+from .robust import decimal_resolution
 from ._json import jsonable
 from .trace import Trace
 
@@ -73,6 +81,8 @@ class BenchmarkComparison:
     method: str = "runs"
     statistic: str = "mean"
     ci_level: float | None = None
+    higher_is_better: bool | None = None
+    resolution: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable({"name": self.name, "unit": self.unit, "mean_a": self.mean_a, "mean_b": self.mean_b,
@@ -80,7 +90,8 @@ class BenchmarkComparison:
                       "ci_high": self.ci_high, "p_value": self.p_value, "significant": self.significant,
                       "noisy": self.noisy, "noisy_reasons": list(self.noisy_reasons),
                       "verdict_a": self.verdict_a, "verdict_b": self.verdict_b, "method": self.method,
-                      "statistic": self.statistic, "ci_level": self.ci_level})
+                      "statistic": self.statistic, "ci_level": self.ci_level,
+                      "higher_is_better": self.higher_is_better, "resolution": self.resolution})
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,8 @@ class Comparison(DisplayMixin):
                       "ratio_definition": "mean of per-run means, B / A",
                       "benchmarks": [b.to_dict() for b in self.benchmarks],
                       "geomean": self.geomean, "geomean_ci": list(self.geomean_ci) if self.geomean_ci else None,
+                      "geomean_definition": geomean_definition(self.benchmarks),
+                      "geomean_n": len(geomean_ratios(self.benchmarks)),
                       "geomean_clean": self.geomean_clean,
                       "geomean_clean_ci": list(self.geomean_clean_ci) if self.geomean_clean_ci else None,
                       "methods": {m: sum(b.method == m for b in self.benchmarks) for m in METHODS},
@@ -141,6 +154,72 @@ def _geomean_ci(ratios: np.ndarray, confidence: float, n_boot: int, rng: np.rand
     boots = np.exp(lr[idx].mean(axis=1))
     alpha = 1 - confidence
     return gm, (float(np.quantile(boots, alpha / 2)), float(np.quantile(boots, 1 - alpha / 2)))
+
+
+#: Units whose smaller values are better (times); other units need the file to say (PTS ``Proportion``).
+TIME_UNITS = frozenset({"s", "sec", "second", "seconds", "Seconds", "ms", "us", "µs", "ns"})
+
+
+def direction(a: Trace, b: Trace) -> bool | None:
+    """True when higher values are better (the files say so: PTS HIB, ``--higher-is-better``), False for
+    times and lower-is-better results, None when unknown or when the two files disagree."""
+    def one(t: Trace) -> bool | None:
+        h = t.meta.extra.get("higher_is_better")
+        if h is not None:
+            return bool(h)
+        return False if (t.meta.value_unit or "").strip() in TIME_UNITS else None
+    da, db = one(a), one(b)
+    return da if da == db else None
+
+
+def geomean_ratios(benchmarks) -> np.ndarray:
+    """Ratios the geometric mean is taken over: B/A as they are when no benchmark is higher-is-better
+    (times, pyperf, hyperfine...); otherwise each oriented so that < 1 means B is better (A/B for
+    higher-is-better results), and results of unknown direction left out (a geometric mean of MB/s
+    and seconds together says nothing)."""
+    if not any(c.higher_is_better for c in benchmarks):
+        return np.array([c.ratio for c in benchmarks])
+    return np.array([1.0 / c.ratio if c.higher_is_better else c.ratio
+                     for c in benchmarks if c.higher_is_better is not None])
+
+
+def geomean_definition(benchmarks) -> str:
+    """What ``geomean`` is the geometric mean of (see :func:`geomean_ratios`)."""
+    if not any(c.higher_is_better for c in benchmarks):
+        return "B/A"
+    return "B/A of lower-is-better results and A/B of higher-is-better ones (< 1: B better); unknown direction left out"
+
+
+def _floored(la: np.ndarray, lb: np.ndarray, ma: np.ndarray, mb: np.ndarray) -> tuple[float, float, float] | None:
+    """(reading unit, floor of the log-variance of A, of B) when the values are written in a unit
+    (PTS: 0.46 GB/s, 9 iterations per minute) and a side varies less than that unit can show; None
+    otherwise. Rounding to a unit q adds a variance of q^2 / 12 (uniform), so a spread of 0 is not 0."""
+    if len(ma) + len(mb) > 1000:
+        return None
+    q = decimal_resolution(np.concatenate([ma, mb]))
+    if q is None or q >= 0.5 * min(float(np.min(ma)), float(np.min(mb))):
+        return None  # (a unit as large as the values is no reading unit)
+    fa = (q / math.sqrt(12.0) / float(np.mean(ma))) ** 2
+    fb = (q / math.sqrt(12.0) / float(np.mean(mb))) ** 2
+    if float(np.var(la, ddof=1)) >= fa and float(np.var(lb, ddof=1)) >= fb:
+        return None
+    return q, fa, fb
+
+
+def _welch_floored(la: np.ndarray, lb: np.ndarray, q: tuple[float, float, float], alpha: float, ratio: float):
+    """Welch's test and a t interval of the ratio on the log scale, each side's variance at least the
+    rounding variance of its unit: (p, ci_low, ci_high) of mean(B) / mean(A)."""
+    from .postmortem.distributions import t_isf, t_sf
+
+    n1, n2 = la.size, lb.size
+    vn1 = max(float(np.var(la, ddof=1)), q[1]) / n1
+    vn2 = max(float(np.var(lb, ddof=1)), q[2]) / n2
+    se = math.sqrt(vn1 + vn2)
+    df = (vn1 + vn2) ** 2 / (vn1 ** 2 / (n1 - 1) + vn2 ** 2 / (n2 - 1))
+    d = float(np.mean(lb) - np.mean(la))
+    p = 2.0 * t_sf(abs(d) / se, df)
+    half = t_isf(alpha / 2.0, df) * se
+    return min(p, 1.0), ratio * math.exp(-half), ratio * math.exp(half)
 
 
 def _by_name(traces: Iterable[Trace]) -> dict[str, Trace]:
@@ -215,7 +294,10 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
         boots = _boot_ratio(ra.means, rb.means, n_boot, rng)
         lo, hi = float(np.quantile(boots, alpha / 2)), float(np.quantile(boots, 1 - alpha / 2))
         la, lb = np.log(ra.means), np.log(rb.means)
-        if np.ptp(la) == 0 and np.ptp(lb) == 0:
+        q = _floored(la, lb, ra.means, rb.means)
+        if q is not None:  # a side's spread is below the unit its values are written in
+            p, lo, hi = _welch_floored(la, lb, q, alpha, ratio)
+        elif np.ptp(la) == 0 and np.ptp(lb) == 0:
             p = 0.0 if la[0] != lb[0] else 1.0
         else:
             with warnings.catch_warnings():  # nearly identical runs: scipy warns of precision loss
@@ -232,9 +314,9 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
                 reasons.append(f"{side} cv {100 * cv:.0f}%")
         out.append(BenchmarkComparison(name, A.meta.value_unit, float(ra.means.mean()), float(rb.means.mean()),
                                        len(ra), len(rb), ratio, lo, hi, p, sig, bool(reasons), tuple(reasons),
-                                       va, vb))
-    ratios = np.array([c.ratio for c in out])
-    clean = np.array([c.ratio for c in out if not c.noisy])
+                                       va, vb, higher_is_better=direction(A, B), resolution=q and q[0]))
+    ratios = geomean_ratios(out)
+    clean = geomean_ratios([c for c in out if not c.noisy])
     gm, gci = _geomean_ci(ratios, confidence, n_boot, rng)
     gmc, gcci = _geomean_ci(clean, confidence, n_boot, rng)
     return Comparison(label_a or (a[0].path if a else "A"), label_b or (b[0].path if b else "B"), tuple(out),
@@ -325,7 +407,8 @@ def _compare_stats(name: str, A: Trace, B: Trace, ra, rb, alpha: float) -> Bench
     nb = int(sb["n"]) if ok(sb, "n") else 0
     return BenchmarkComparison(name, unit, ca, cb, na, nb, ratio, lo, hi, p, sig, bool(reasons), tuple(reasons),
                                "no_runs" if ra is None else "too_few_runs",
-                               "no_runs" if rb is None else "too_few_runs", method, stat, level)
+                               "no_runs" if rb is None else "too_few_runs", method, stat, level,
+                               higher_is_better=direction(A, B))
 
 
 def compare_files(path_a, path_b, *, format: str | None = None, limits=None, **kwargs) -> Comparison:

@@ -181,6 +181,21 @@ def detect_tick(values: np.ndarray, max_decimals: int = 6, max_divisor: int = 10
     return None
 
 
+def decimal_resolution(values, max_decimals: int = 6) -> float | None:
+    """The reading unit of values written with few decimals: ``10**-d`` for the fewest decimals ``d``
+    (<= ``max_decimals``) that write every value (0.46, 0.43 -> 0.01; 9, 10 -> 1), None for values of
+    full float precision (timer readings). Unlike :func:`detect_tick` it is the unit of the writing, not
+    the greatest common step (0.43 and 0.46 alone are on a 0.03 grid, but written to 0.01)."""
+    v = [float(x) for x in np.asarray(values, dtype=np.float64).ravel() if math.isfinite(x)]
+    if not v or max(abs(x) for x in v) > 1e12:
+        return None
+    for d in range(max_decimals + 1):
+        f = 10.0 ** d
+        if all(abs(x * f - round(x * f)) <= 1e-6 * abs(x * f) for x in v):  # (relative: 5e-7 is not 0)
+            return 1.0 / f
+    return None
+
+
 #: Values (and gaps) :func:`detect_tick` tries in plain Python before testing all of them: the same
 #: test per value, so a grid that one of them misses is skipped without numpy's per-call costs.
 _HEAD = 4

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -128,3 +129,64 @@ def test_welch_p_is_scipys_ttest_ind():
         a, b = rng.normal(0, 1, 40), rng.normal(shift, 1, 25)
         ref = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
         assert welch_p(a, b) == pytest.approx(ref, rel=1e-12, abs=1e-300)
+
+
+def _pts(path: Path, system: str, results: list[tuple[str, str, str, str]]) -> Path:
+    """A small PTS composite.xml: ("title: description", scale, proportion HIB/LIB/"", raw "v:v:v") per result."""
+    body = "".join(
+        f"<Result><Title>{t.split(': ', 1)[0]}</Title><Description>{t.split(': ', 1)[1] if ': ' in t else ''}"
+        f"</Description><Scale>{sc}</Scale>"
+        + (f"<Proportion>{pr}</Proportion>" if pr else "")
+        + f"<Data><Entry><Identifier>{system}</Identifier><Value>0</Value><RawString>{raw}</RawString>"
+          f"</Entry></Data></Result>" for t, sc, pr, raw in results)
+    path.write_text(f'<?xml version="1.0"?><PhoronixTestSuite><System><Identifier>{system}</Identifier>'
+                    f"<TimeStamp>2024-01-01 00:00:00</TimeStamp></System>{body}</PhoronixTestSuite>")
+    return path
+
+
+def test_equal_trials_written_in_a_unit_are_not_certain(tmp_path):
+    """PTS trials "9:9:9" vs "10:10:10" iterations per minute were "significant, p < 1e-16, CI
+    1.111-1.111": three equal readings of a whole number only say the value is within half a unit."""
+    a = _pts(tmp_path / "a.xml", "A", [("Sharpen", "Iterations Per Minute", "HIB", "9:9:9"),
+                                       ("Noise", "Iterations Per Minute", "HIB", "13:13:13")])
+    b = _pts(tmp_path / "b.xml", "B", [("Sharpen", "Iterations Per Minute", "HIB", "10:10:10"),
+                                       ("Noise", "Iterations Per Minute", "HIB", "13:13:13")])
+    cmp = {c.name: c for c in compare_files(a, b).benchmarks}
+    sharpen, noise = cmp["Sharpen"], cmp["Noise"]
+    assert sharpen.resolution == 1.0 and 1e-3 < sharpen.p_value < 0.05
+    assert sharpen.ci_low < 1.111 < sharpen.ci_high and sharpen.ci_high - sharpen.ci_low > 0.05
+    assert noise.p_value == pytest.approx(1.0) and noise.ci_low < 1 < noise.ci_high and not noise.significant
+
+
+def test_geomean_never_mixes_throughputs_and_times(tmp_path):
+    """B is better everywhere: 2x the MB/s and half the seconds. The geometric mean of raw B/A was 1.0
+    ("no change"); oriented, it is 0.5; results of unknown direction (install size in bytes) are left out."""
+    a = _pts(tmp_path / "a.xml", "A", [("Zstd", "MB/s", "HIB", "100.1:100.2:99.9"),
+                                       ("Build", "Seconds", "LIB", "10.1:10.2:9.9"),
+                                       ("Size", "Bytes", "", "100:100:100")])
+    b = _pts(tmp_path / "b.xml", "B", [("Zstd", "MB/s", "HIB", "200.2:200.1:199.9"),
+                                       ("Build", "Seconds", "LIB", "5.1:4.9:5.0"),
+                                       ("Size", "Bytes", "", "300:300:300")])
+    cmp = compare_files(a, b)
+    assert cmp.geomean == pytest.approx(0.5, rel=0.01)
+    d = cmp.to_dict()
+    assert d["geomean_n"] == 2 and "A/B of higher-is-better" in d["geomean_definition"]
+    assert [x["higher_is_better"] for x in d["benchmarks"]] == [True, False, None]
+    text = cmp.to_text()
+    assert re.search(r"\(< 1: B better\): 0\.(49|50)\d", " ".join(text.split()))
+    assert "1 of unknown direction left out" in text
+    assert "B better in 2, worse in 0, 1 of unknown direction" in text
+    # times only (pyperf): the geomean stays that of B/A
+    assert compare_files(R / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz",
+                         R / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz").to_dict()["geomean_definition"] == "B/A"
+
+
+def test_compare_text_keeps_long_names_of_other_units_whole(tmp_path):
+    long = [f"GraphicsMagick: Operation: Sharpen with a long description number {i}" for i in range(3)]
+    a = _pts(tmp_path / "a.xml", "A", [(n, "Iterations Per Minute", "HIB", "9:9:10") for n in long])
+    b = _pts(tmp_path / "b.xml", "B", [(n, "Iterations Per Minute", "HIB", "10:10:10") for n in long])
+    text = compare_files(a, b).to_text(width=100)
+    for n in long:
+        assert n in text  # (was cut to "…Sharpen…" beside 27-column "9.333 Iterations Per Minute" cells)
+    assert all(len(line) <= 100 for line in text.splitlines() if "/" not in line)
+    assert all(line.count("Iterations Per") <= 1 for line in text.splitlines())  # (the unit column only)

@@ -4,7 +4,7 @@ ratios with their confidence intervals."""
 from __future__ import annotations
 
 from .html_kit import _CSP, _wrap, error_html, esc, figure_html, new_figure, table_html
-from .text_runners import compare_notes, compare_rows, compare_summary
+from .text_runners import COMPARE_NUMERIC, compare_notes, compare_rows, compare_summary
 
 
 def compare_fragment(cmp, plots: bool = True) -> str:
@@ -28,7 +28,7 @@ def compare_fragment(cmp, plots: bool = True) -> str:
         except Exception as exc:  # a plot that fails is a note, not a lost page
             out.append(error_html("the ratio plot", exc))
     header, rows = compare_rows(cmp, short_names=False)
-    out.append(table_html(rows, header=header, numeric=[False, True, True, True, True, True, False, False, False]))
+    out.append(table_html(rows, header=header, numeric=[h in COMPARE_NUMERIC for h in header]))
     return _wrap("".join(out))
 
 

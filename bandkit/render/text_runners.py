@@ -227,35 +227,43 @@ def group_table(trs) -> tuple[list[str], list[list[str]]]:
 
 def render_group(trs) -> list[str]:
     """One table for many benchmarks of one file whose only finding says they could not be classified
-    (too few runs, summary statistics only): name and central value of each. When the numbers leave
-    fewer than :data:`GROUP_NAME_MIN` columns for names that need more, each name gets a line of its own
-    above its numbers (PTS files: 90 long names cut to "…FT Siz…" all looked alike)."""
+    (too few runs, summary statistics only): name and central value of each (:func:`stacked_table`)."""
     from .skipped import skipped_line
-    from .textutil import WIDTH
 
     header, rows = group_table(trs)
-    align = "lrrrrrrl"[:len(header)]
-    indent = 4
-    others = sum(max(len(r[i]) for r in rows + [header]) + 2 for i in range(1, len(header)))
-    room = max(12, WIDTH.get() - indent - others)
     skip = skipped_line(trs[0].skipped)  # (the same for every benchmark of a group: text.collapsed)
     head = [group_title(trs), f"  verdict: {group_verdict(trs)}; their central values:"] + \
         ([f"  {skip}"] if skip else [])
-    longest = max(len(r[0]) for r in rows)
-    if room >= min(longest, GROUP_NAME_MIN):
-        for r, name in zip(rows, shorten_distinct([r[0] for r in rows], room)):  # names that differ stay apart
-            r[0] = name
-        return head + table(rows, header, align=align, indent=indent)
+    return head + stacked_table(rows, header, "lrrrrrrl"[:len(header)], indent=4)
+
+
+#: Fewest columns a table of benchmarks leaves for their names before they move to lines of their own.
+NAME_MIN = 32
+
+
+def stacked_table(rows: list[list[str]], header: list[str], align: str, indent: int,
+                  name_width: int | None = None) -> list[str]:
+    """A table whose first column is a name: names shortened apart to the room the other columns leave
+    (at most ``name_width``; the other text columns may be cut to 8 by :func:`table`); when that is under
+    :data:`NAME_MIN` columns for names that need more, each name gets a line of its own above its cells
+    (PTS files: 90 long names cut to "…FT Siz…" all looked alike)."""
+    from .textutil import WIDTH
+
+    if not rows:
+        return table(rows, header, align=align, indent=indent)
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(1, len(header))]
+    others = sum((min(w, 8) if a == "l" else w) + 2 for w, a in zip(widths, align[1:]))
+    room = max(12, WIDTH.get() - indent - others)
+    if room >= min(max(len(r[0]) for r in rows), NAME_MIN):
+        short = shorten_distinct([r[0] for r in rows], min(room, name_width or room))
+        return table([[name] + r[1:] for r, name in zip(rows, short)], header, align=align,
+                     indent=indent)  # (names that differ stay apart)
     names = shorten_distinct([r[0] for r in rows], WIDTH.get() - indent)
     lines = table([r[1:] for r in rows], header[1:], align=align[1:], indent=indent + 2)
-    out = head + [" " * indent + header[0]] + lines[:2]
+    out = [" " * indent + header[0]] + lines[:2]
     for name, line in zip(names, lines[2:]):
         out += [" " * indent + name, line]
     return out
-
-
-#: Fewest columns a group table leaves for benchmark names before they move to lines of their own.
-GROUP_NAME_MIN = 32
 
 
 def numbering_note(pm: dict[str, Any]) -> str:
@@ -414,33 +422,54 @@ def compare_notes(cmp) -> list[str]:
     return lines
 
 
+#: Numeric (right-aligned) columns of :func:`compare_rows`' table.
+COMPARE_NUMERIC = frozenset({"A", "B", "B/A", "CI", "p"})
+
+
 def compare_rows(cmp, short_names: bool = True) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the comparison table, sorted by ratio (names cut apart to 30 columns when
-    ``short_names``)."""
+    ``short_names``). Times carry their readable unit; other units (PTS MB/s) get a column of their own."""
     rows = []
     ordered = sorted(cmp.benchmarks, key=lambda c: c.ratio)
     names = [c.name for c in ordered]
+    plain = any(c.unit not in _SECONDS for c in ordered)
     for name, c in zip(shorten_distinct(names, 30) if short_names else names, ordered):
         ci = _ci(c.ci_low, c.ci_high)
         flag = ("*" if c.significant else " ") + ("!" if c.noisy else " ")
-        rows.append([name, fmt_value(c.mean_a, c.unit), fmt_value(c.mean_b, c.unit),
-                     f"{c.ratio:.3f}", ci, fmt_p(c.p_value), flag, COMPARE_METHOD_SHORT.get(c.method, c.method),
+        is_time = c.unit in _SECONDS
+        val = (lambda x, u=c.unit: fmt_value(x, u)) if is_time else fmt_num
+        rows.append([name, val(c.mean_a), val(c.mean_b)] + ([("" if is_time else c.unit)] if plain else []) +
+                    [f"{c.ratio:.3f}", ci, fmt_p(c.p_value), flag, COMPARE_METHOD_SHORT.get(c.method, c.method),
                      "; ".join(c.noisy_reasons)])
-    return ["benchmark", "A", "B", "B/A", "CI", "p", "", "from", "noisy because"], rows
+    return ["benchmark", "A", "B"] + (["unit"] if plain else []) + ["B/A", "CI", "p", "", "from", "noisy because"], rows
 
 
 def compare_summary(cmp) -> list[str]:
     """The comparison's conclusions: geometric means, counts, unmatched and skipped benchmarks."""
     lines = []
+    from ..compare import geomean_ratios
+
+    oriented = any(c.higher_is_better for c in cmp.benchmarks)
     if cmp.geomean is not None:
         ci = f" ({cmp.geomean_ci[0]:.3f}–{cmp.geomean_ci[1]:.3f})" if cmp.geomean_ci else ""
-        lines.append(f"geometric mean of B/A over {len(cmp.benchmarks)} benchmarks: {cmp.geomean:.3f}{ci}")
+        n = len(geomean_ratios(cmp.benchmarks))
+        what = (f"geometric mean over {n} benchmarks of B/A, with A/B for higher-is-better results (< 1: B better)"
+                if oriented else f"geometric mean of B/A over {n} benchmarks")
+        left = len(cmp.benchmarks) - n
+        lines.append(f"{what}: {cmp.geomean:.3f}{ci}" + (f"; {left} of unknown direction left out" if left else ""))
     if cmp.geomean_clean is not None:
-        n = sum(not c.noisy for c in cmp.benchmarks)
+        n = len(geomean_ratios([c for c in cmp.benchmarks if not c.noisy]))
         ci = f" ({cmp.geomean_clean_ci[0]:.3f}–{cmp.geomean_clean_ci[1]:.3f})" if cmp.geomean_clean_ci else ""
         lines.append(f"  without noisy benchmarks ({n}): {cmp.geomean_clean:.3f}{ci}")
-    nsig = sum(c.significant for c in cmp.benchmarks)
-    lines.append(f"significant: {nsig} of {len(cmp.benchmarks)}; noisy: {sum(c.noisy for c in cmp.benchmarks)}")
+    sig = [c for c in cmp.benchmarks if c.significant]
+    how = ""
+    if oriented and sig:
+        known = [c for c in sig if c.higher_is_better is not None]
+        better = sum((c.ratio > 1) == bool(c.higher_is_better) for c in known)
+        unknown = len(sig) - len(known)
+        how = f" (B better in {better}, worse in {len(known) - better}" + \
+            (f", {unknown} of unknown direction)" if unknown else ")")
+    lines.append(f"significant: {len(sig)} of {len(cmp.benchmarks)}{how}; noisy: {sum(c.noisy for c in cmp.benchmarks)}")
     if cmp.only_a:
         lines.append(f"only in A: {', '.join(cmp.only_a[:20])}" + (" …" if len(cmp.only_a) > 20 else ""))
     if cmp.only_b:
@@ -453,9 +482,9 @@ def compare_summary(cmp) -> list[str]:
 def render_compare(cmp) -> list[str]:
     """Table of a :class:`bandkit.compare.Comparison` (ratio = B / A of the mean run means)."""
     lines = [f"A: {cmp.label_a}", f"B: {cmp.label_b}", *compare_notes(cmp), ""]
-    header, rows = compare_rows(cmp)
-    lines += table(rows, header, align="lrrrrrlll")
-    return lines + [""] + compare_summary(cmp)
+    header, rows = compare_rows(cmp, short_names=False)
+    return lines + stacked_table(rows, header, "".join("r" if h in COMPARE_NUMERIC else "l" for h in header),
+                                 indent=2, name_width=30) + [""] + compare_summary(cmp)
 
 
 def compare_text(cmp, width: int = 100) -> str:
