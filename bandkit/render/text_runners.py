@@ -238,24 +238,25 @@ def render_group(trs) -> list[str]:
 
 
 #: Fewest columns a table of benchmarks leaves for their names before they move to lines of their own.
-NAME_MIN = 32
+NAME_MIN = 24
 
 
 def stacked_table(rows: list[list[str]], header: list[str], align: str, indent: int,
                   name_width: int | None = None) -> list[str]:
-    """A table whose first column is a name: names shortened apart to the room the other columns leave
-    (at most ``name_width``; the other text columns may be cut to 8 by :func:`table`); when that is under
-    :data:`NAME_MIN` columns for names that need more, each name gets a line of its own above its cells
-    (PTS files: 90 long names cut to "…FT Siz…" all looked alike)."""
-    from .textutil import WIDTH
+    """A table whose first column is a name (at most ``name_width`` columns): names shortened apart to the
+    room :func:`table` leaves them; when that is under :data:`NAME_MIN` columns and more than a quarter
+    of the names need more, each name gets a line of its own above its cells (PTS files: 90 long names
+    cut to "…FT Siz…" all looked alike)."""
+    from .textutil import WIDTH, fit_widths
 
     if not rows:
         return table(rows, header, align=align, indent=indent)
-    widths = [max(len(r[i]) for r in rows + [header]) for i in range(1, len(header))]
-    others = sum((min(w, 8) if a == "l" else w) + 2 for w, a in zip(widths, align[1:]))
-    room = max(12, WIDTH.get() - indent - others)
-    if room >= min(max(len(r[0]) for r in rows), NAME_MIN):
-        short = shorten_distinct([r[0] for r in rows], min(room, name_width or room))
+    longest = max(len(r[0]) for r in rows)
+    first = max(len(header[0]), min(longest, name_width or longest))
+    widths = [first] + [max(len(r[i]) for r in rows + [header]) for i in range(1, len(header))]
+    room = fit_widths(widths, align, WIDTH.get() - indent)[0]
+    if room >= NAME_MIN or 4 * sum(len(r[0]) > room for r in rows) <= len(rows):  # (a few names cut: a table)
+        short = shorten_distinct([r[0] for r in rows], room)
         return table([[name] + r[1:] for r, name in zip(rows, short)], header, align=align,
                      indent=indent)  # (names that differ stay apart)
     names = shorten_distinct([r[0] for r in rows], WIDTH.get() - indent)

@@ -135,6 +135,22 @@ def fmt_time_as(seconds, like) -> str:
     return f"{fmt_num(seconds * f, 3)} {u}"
 
 
+def fit_widths(widths: Sequence[int], align: str, width: int, min_width: int = 8) -> list[int]:
+    """Column widths of :func:`table` in ``width`` columns: while too wide, the widest left-aligned (text)
+    column loses a column, down to ``min_width`` (the last column is not padded, so only its longest
+    cell counts)."""
+    widths = list(widths)
+    over = sum(widths) + 2 * (len(widths) - 1) - width
+    while over > 0:
+        shrinkable = [i for i in range(len(widths)) if align[i] == "l" and widths[i] > min_width]
+        if not shrinkable:
+            break
+        i = max(shrinkable, key=lambda j: widths[j])
+        widths[i] -= 1
+        over -= 1
+    return widths
+
+
 def table(rows: Sequence[Sequence[str]], header: Sequence[str] | None = None, width: int | None = None,
           align: str | None = None, indent: int = 2, min_width: int = 8) -> list[str]:
     """Plain-text table; ``align`` is a string of 'l'/'r' per column (default: first left, rest right).
@@ -149,17 +165,8 @@ def table(rows: Sequence[Sequence[str]], header: Sequence[str] | None = None, wi
         return []
     ncol = max(len(r) for r in allrows)
     allrows = [r + [""] * (ncol - len(r)) for r in allrows]
-    widths = [max(len(r[i]) for r in allrows) for i in range(ncol)]
     align = align or ("l" + "r" * (ncol - 1) if header else "l" * ncol)
-    # the last column is not padded, so only its longest cell counts
-    over = indent + sum(widths) + 2 * (ncol - 1) - width
-    while over > 0:
-        shrinkable = [i for i in range(ncol) if align[i] == "l" and widths[i] > min_width]
-        if not shrinkable:
-            break
-        i = max(shrinkable, key=lambda j: widths[j])
-        widths[i] -= 1
-        over -= 1
+    widths = fit_widths([max(len(r[i]) for r in allrows) for i in range(ncol)], align, width - indent, min_width)
     pad = " " * indent
     out = []
     for k, r in enumerate(allrows):
