@@ -13,7 +13,7 @@ from bandkit import _numba
 from bandkit.changepoints import fpop as _fpop  # noqa: F401  (declares its kernels)
 from bandkit.changepoints import robust as _robust  # noqa: F401
 from bandkit.changepoints import _eliminate  # noqa: F401
-from bandkit.changepoints.fpop import _backtrack
+from bandkit.changepoints.fpop import _backtrack, fpop_lists
 
 
 def _pair(name):
@@ -61,6 +61,10 @@ def test_numpy_stand_ins_equal_the_compiled_kernels(name):
                     # itself may differ where two last changes tie off the path
                     np.testing.assert_array_equal(_backtrack(a[0], n), _backtrack(b[0], n))
                     assert a[1] == b[1]
+                    # FPOP's own function on Python lists (fpop's short path): the same, ``last`` included
+                    c = fpop_lists(y, pen, ms)
+                    assert c[1] == b[1] and c[2] == b[2]
+                    np.testing.assert_array_equal(np.asarray(c[0]), b[0])
                     checked += 1
             continue
         if short == "_running_median":

@@ -27,6 +27,9 @@ has no minimum segment length); the speed of the two is compared in
 """
 from __future__ import annotations
 
+import math
+import types
+
 import numpy as np
 from .._numba import njit  # a numba kernel, run without numba on short inputs (see bandkit._numba)
 
@@ -333,6 +336,53 @@ def _fpop_l2(y, penalty, min_size):
     return last, Fn, total_pieces
 
 
+class _ListNumpy:
+    """The numpy names :func:`_fpop_l2` uses, on Python lists and floats (see :func:`_on_lists`)."""
+
+    inf = math.inf
+    int64 = int
+    sqrt = staticmethod(math.sqrt)
+
+    @staticmethod
+    def empty(size, dtype=float):
+        return [0] * size if dtype is int else [0.0] * size
+
+    zeros = empty
+
+
+class _Values(list):
+    """A list of floats with the ``shape`` of a 1-D array (what :func:`_fpop_l2` reads of ``y``)."""
+
+    @property
+    def shape(self):
+        return (len(self),)
+
+
+def _on_lists(kernel):
+    """``kernel``'s Python function run on Python lists: its own code object with ``np`` bound to
+    :class:`_ListNumpy`. Python floats are IEEE doubles and every operation is the one the function does on
+    numpy scalars (and numba compiled), so the results are the same bit for bit, without numpy's per-element
+    cost (a scalar read or an arithmetic operation on numpy scalars costs several times a list's)."""
+    f = getattr(kernel, "py_func", kernel)
+    return types.FunctionType(f.__code__, {**f.__globals__, "np": _ListNumpy}, f.__name__, f.__defaults__,
+                              f.__closure__)
+
+
+#: FPOP on Python lists (the same function, :func:`_on_lists`).
+_fpop_l2_lists = _on_lists(_fpop_l2)
+
+#: Up to this many values :func:`fpop` runs :data:`_fpop_l2_lists`: a post-mortem's run sequences (~20 run
+#: means, a few hundred calls for a file of 60 benchmarks) are segmented in a fraction of the numpy stand-in's
+#: time (its matrix of candidates costs ~0.15 ms a call in numpy calls; a near-tie sent it to FPOP on numpy
+#: scalars, ~0.3 ms), and numba is neither imported nor compiled for them.
+LISTS_MAX = 64
+
+
+def fpop_lists(y: np.ndarray, penalty: float, min_size: int):
+    """:func:`_fpop_l2` (``last``, optimal cost, pieces) of ``y`` (float64) run on Python lists."""
+    return _fpop_l2_lists(_Values(y.tolist()), float(penalty), int(min_size))
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _pelt_l2(y, penalty, min_size):
     n = y.shape[0]
@@ -421,7 +471,7 @@ def fpop(y, penalty: float, min_size: int = 1, *, return_stats: bool = False):
     if n < 2 * min_size:
         cps, stats = np.zeros(0, dtype=np.int64), {"cost": float(np.sum((y - y.mean()) ** 2)) if n else 0.0, "max_candidates": 1}
     else:
-        last, cost, total = _fpop_l2(y, penalty, min_size)
+        last, cost, total = fpop_lists(y, penalty, min_size) if n <= LISTS_MAX else _fpop_l2(y, penalty, min_size)
         cps, stats = _backtrack(last, n), {"cost": float(cost), "mean_pieces": total / n}
     return (cps, stats) if return_stats else cps
 

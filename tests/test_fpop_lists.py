@@ -1,0 +1,82 @@
+"""fpop's short path (FPOP's own function run on Python lists, bandkit.changepoints.fpop.fpop_lists) gives the
+segmentation and optimal cost of the numpy stand-in with its near-tie fallback (what fpop ran before) and of
+FPOP's function on numpy scalars, on the inputs where they could part: ties of every kind (equal values,
+values on a grid, constants, alternations), n = 2..64, min_size 1..3, penalties from 0 up. The compiled kernel
+is compared in tests/test_kernels_python.py."""
+import sys
+
+import numpy as np
+import pytest
+
+import bandkit.changepoints.fpop  # noqa: F401
+from bandkit.changepoints import _numpy_kernels as NK
+
+F = sys.modules["bandkit.changepoints.fpop"]
+
+
+def _tied_series(rng, count):
+    for i in range(count):
+        n = int(rng.integers(2, 65))
+        kind = i % 8
+        if kind == 0:
+            y = rng.normal(size=n)
+        elif kind == 1:
+            y = np.round(rng.normal(size=n) * 2) / 2  # a grid
+        elif kind == 2:
+            y = np.full(n, float(rng.integers(-3, 4)))  # constant
+        elif kind == 3:
+            y = rng.integers(0, 2, n).astype(float)  # two values
+        elif kind == 4:
+            y = np.repeat(rng.normal(0, 3, 4), -(-n // 4))[:n] + np.round(rng.normal(size=n)) * 0.25  # steps
+        elif kind == 5:
+            y = np.round(rng.standard_t(2, n)) * 1e-3 + 1e6  # quantised, far from zero
+        elif kind == 6:
+            y = np.tile([0.0, 1.0], n)[:n]  # alternation: many exact ties
+        else:
+            y = (np.arange(n) % 3).astype(float) * rng.choice([1, -1])
+        yield y
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fpop_on_lists_equals_the_numpy_path_and_fpop_on_numpy_scalars(seed):
+    rng = np.random.default_rng(seed)
+    checked = exact = 0
+    calls = []
+    orig = NK._exact
+
+    def counted(*a):
+        calls.append(1)
+        return orig(*a)
+
+    NK._exact = counted
+    try:
+        for y in _tied_series(rng, 400):
+            n = y.size
+            for ms in (1, 2, 3):
+                if n < 2 * ms:
+                    continue
+                for pen in (0.0, 1e-9, 0.5, 3.0, float(np.var(y) * 2 + 0.1), 1e3):
+                    a = NK.fpop_l2(y, pen, ms)
+                    b = F.fpop_lists(y, pen, ms)
+                    c = F._fpop_l2.py_func(y, pen, ms)
+                    path = F._backtrack(np.asarray(b[0]), n)
+                    np.testing.assert_array_equal(F._backtrack(a[0], n), path)
+                    np.testing.assert_array_equal(F._backtrack(c[0], n), path)
+                    assert float(a[1]) == b[1] == float(c[1])
+                    assert type(b[1]) is float
+                    # and fpop itself (short path) returns that path
+                    np.testing.assert_array_equal(F.fpop(y, pen, ms), path)
+                    checked += 1
+    finally:
+        NK._exact = orig
+    assert checked > 3000 and len(calls) > 100  # (the numpy path met near-ties and settled them by FPOP)
+
+
+def test_fpop_short_path_is_taken_up_to_lists_max(monkeypatch):
+    seen = []
+    monkeypatch.setattr(F, "fpop_lists", lambda *a: seen.append(a[0].size) or F._fpop_l2_lists(
+        F._Values(a[0].tolist()), a[1], a[2]))
+    y = np.r_[np.zeros(40), np.ones(40)]
+    assert F.fpop(y[:F.LISTS_MAX], 1.0).tolist() == [40]
+    assert F.fpop(y, 1.0).tolist() == [40]
+    assert seen == [F.LISTS_MAX]
