@@ -545,21 +545,6 @@ def test_max_t_subset_sums_equal_the_gathered_sums():
         assert np.array_equal(_subset_sums(A, sub), A[sub].sum(axis=1))
 
 
-def test_max_t_subset_counts_equal_the_gathered_sums():
-    """suspects._subset_counts (per permutation and set of runs with values, the affected runs with values:
-    the subset's size less its runs outside the set) equals the gathered sums of the 0/1 patterns."""
-    from bandkit.postmortem.suspects import _subset_counts, _subset_sums
-
-    rng = np.random.default_rng(8)
-    for _ in range(2000):
-        n = int(rng.integers(2, 60))
-        m = int(rng.integers(1, n))
-        pats = (rng.random((int(rng.integers(1, 4)), n)) < rng.choice([0.5, 0.95, 1.0])).astype(np.float64)
-        sub = np.argsort(rng.random((30, n)), axis=1)[:, :m]
-        got, want = _subset_counts(pats, sub, m), _subset_sums(pats.T, sub)
-        assert got.dtype == want.dtype and np.array_equal(got, want)
-
-
 def test_index_correlations_decide_the_monotone_test_as_corrcoef_does():
     """suspects._index_correlations (the Spearman test of columns monotone in run order, by numpy sums
     instead of np.corrcoef's BLAS product) gives np.corrcoef's first row within 1e-12, and the same
@@ -585,30 +570,45 @@ def test_index_correlations_decide_the_monotone_test_as_corrcoef_does():
     assert decided == {True, False}
 
 
-def test_max_t_null_by_set_extremes_equals_every_column():
+@pytest.mark.parametrize("int32", [True, False])
+def test_max_t_null_by_set_extremes_equals_every_column(int32, monkeypatch):
     """_MaxT.null_max takes, per set of runs with values, the separation at the largest and smallest rank
-    sum of its columns (|2 auc - 1| is monotone on either side of its centre): the same null as the
+    sum of its columns (|2 auc - 1| is monotone on either side of its centre), the rank sums and counts of
+    all sets from one pass of gathers (in int32, or float64 for long sequences): the same null as the
     separation of every column, computed here the long way."""
+    from bandkit.postmortem import suspects
     from bandkit.postmortem.suspects import _MaxT, _permuted_subsets, _ranks
 
+    if not int32:
+        monkeypatch.setattr(suspects, "_INT32_SUMS", 0.0)
     rng = np.random.default_rng(5)
     for _ in range(40):
         n = int(rng.integers(6, 40))
         aff = np.zeros(n, dtype=bool)
         aff[rng.choice(n, int(rng.integers(1, n)), replace=False)] = True
         mt = _MaxT(aff, n_perm=199, seed=int(rng.integers(0, 9)))
+        ranks, valid = [], []
         for _ in range(int(rng.integers(1, 8))):
             ok = np.ones(n, dtype=bool)
             if rng.random() < 0.5:
                 ok[rng.integers(0, n)] = False
-            v = np.round(rng.normal(size=n), int(rng.integers(0, 3)))  # (ties)
-            r = np.zeros(n)
-            r[ok] = _ranks(v[ok])
-            mt.ranks.append(r)
-            mt.valid.append(ok.astype(np.float64))
+            block = []
+            for _ in range(int(rng.integers(1, 4))):  # (columns sharing the runs with values)
+                v = np.round(rng.normal(size=n), int(rng.integers(0, 3)))  # (ties)
+                r = np.zeros(n)
+                r[ok] = _ranks(v[ok])
+                block.append(r)
+                ranks.append(r)
+                valid.append(ok.astype(np.float64))
+            if rng.random() < 0.5:
+                mt.add_rank_block(np.column_stack(block), ok.astype(np.float64))
+            else:
+                for r in block:
+                    mt.add_ranks(np.where(ok, 0.0, np.nan), slice(0, n), r[ok])  # (the values only mark the gaps)
+        assert mt.n_tests == len(ranks)
         sub = _permuted_subsets(n, int(aff.sum()), 199, mt.seed)
         want = np.zeros(199)
-        for r, ok in zip(mt.ranks, mt.valid):
+        for r, ok in zip(ranks, valid):
             na = ok[sub].sum(axis=1)
             nr = ok.sum() - na
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -777,13 +777,13 @@ class _MaxT:
         self.n = len(aff)
         self.n_perm = n_perm
         self.seed = seed
-        self.ranks: list[np.ndarray] = []
-        self.valid: list[np.ndarray] = []
+        self.blocks: list[tuple[np.ndarray, np.ndarray]] = []  # (ranks n x k, valid n) of numeric statistics
+        self.n_ranks = 0
         self.cats: list[tuple[np.ndarray, int]] = []
 
     @property
     def n_tests(self) -> int:
-        return len(self.ranks) + len(self.cats)
+        return self.n_ranks + len(self.cats)
 
     def add_ranks(self, values: np.ndarray, sl: slice, ranks: np.ndarray) -> None:
         """A numeric statistic: metadata ``values`` paired with the runs ``sl``, ``ranks`` of its finite
@@ -793,15 +793,13 @@ class _MaxT:
         ok = np.isfinite(full)
         r = np.zeros(self.n)
         r[ok] = ranks
-        self.ranks.append(r)
-        self.valid.append(ok.astype(np.float64))
+        self.add_rank_block(r[:, None], ok.astype(np.float64))
 
     def add_rank_block(self, ranks: np.ndarray, valid: np.ndarray) -> None:
-        """Numeric statistics sharing one set of runs: ``ranks`` (n x k, 0 where a run has no value),
-        ``valid`` (n, 1.0 where the runs have values)."""
-        for c in range(ranks.shape[1]):
-            self.ranks.append(ranks[:, c])
-            self.valid.append(valid)
+        """Numeric statistics sharing one set of runs: ``ranks`` (n x k, 0 where a run has no value; 1-based
+        ranks with ties averaged, halves of integers), ``valid`` (n, 1.0 where the runs have values)."""
+        self.blocks.append((ranks, valid))
+        self.n_ranks += ranks.shape[1]
 
     def add_codes(self, codes: np.ndarray) -> None:
         """A categorical statistic: value codes 0..k-1 of every run (-1 = missing)."""
@@ -815,25 +813,32 @@ class _MaxT:
             _stratified_subsets(self.strata, self.aff, n_perm, self.seed)
         best = np.zeros(n_perm)
         with np.errstate(divide="ignore", invalid="ignore"):
-            if self.ranks:
-                R = np.stack(self.ranks, axis=1)
-                # the statistics share a few sets of runs with values (one per lag): counts per set
-                seen: dict[bytes, int] = {}
-                which = np.array([seen.setdefault(v.tobytes(), len(seen)) for v in self.valid])
-                pats = np.stack([np.frombuffer(b) for b in seen])
-                NA = _subset_counts(pats, sub, na)  # (n_perm, sets): affected runs with values
-                NR = pats.sum(axis=1)[None, :] - NA
-                # rank sums of the affected (n_perm, columns), columns grouped by set: the separation
-                # |2 auc - 1| is monotone in the rank sum on either side of its centre, so the largest over
-                # a set's columns is at their largest or smallest rank sum (the same floats, 2 per set)
-                by = np.argsort(which, kind="stable")
-                S = _subset_sums(R[:, by], sub)
-                at = np.flatnonzero(np.r_[True, np.diff(which[by]) != 0])
-                for S_ in (np.maximum.reduceat(S, at, axis=1), np.minimum.reduceat(S, at, axis=1)):
+            if self.blocks:
+                # the statistics share a few sets of runs with values (one per lag): their blocks grouped by set
+                sets: dict[bytes, tuple[np.ndarray, list]] = {}
+                for Rb, v in self.blocks:
+                    sets.setdefault(v.tobytes(), (v, []))[1].append(Rb)
+                pats = np.stack([v for v, _ in sets.values()])  # (sets, n) 0/1
+                width = [sum(b.shape[1] for b in bs) for _, bs in sets.values()]
+                k = sum(width)
+                # one pass of row gathers sums, per permutation, the ranks of every column (twice their value:
+                # integers) and each set's 0/1 pattern (the affected runs with values); int32 where no sum can
+                # overflow (half the memory of float64). Exact in any order, as float64 sums of these are.
+                A = np.concatenate([b for _, bs in sets.values() for b in bs] + [pats.T * 0.5], axis=1) * 2.0
+                if 2.0 * self.n * (self.n + 1) < _INT32_SUMS:
+                    A = A.astype(np.int32)
+                ST = np.ascontiguousarray(_subset_sums(A, sub).T)  # (columns + sets, n_perm)
+                NA = ST[k:].astype(np.float64)  # (sets, n_perm): affected runs with values
+                NR = pats.sum(axis=1)[:, None] - NA
+                # the separation |2 auc - 1| is monotone in the rank sum on either side of its centre, so the
+                # largest over a set's columns is at their largest or smallest rank sum (the same floats)
+                at = np.cumsum([0] + width[:-1])
+                for S_ in (np.maximum.reduceat(ST[:k], at, axis=0), np.minimum.reduceat(ST[:k], at, axis=0)):
+                    S_ = S_ * 0.5  # (the rank sums)
                     auc = (S_ - NA * (NA + 1) / 2.0) / (NA * NR)
                     sep = np.where((NA > 0) & (NR > 0), np.abs(2.0 * auc - 1.0), 0.0)
-                    best = np.maximum(best, sep.max(axis=1))
-            rows = np.repeat(np.arange(n_perm), na)
+                    best = np.maximum(best, sep.max(axis=0))
+            rows = np.repeat(np.arange(n_perm), na) if self.cats else None
             for codes, k in self.cats:
                 c = codes[sub].ravel()
                 ok = c >= 0
@@ -845,6 +850,9 @@ class _MaxT:
                 best = np.maximum(best, j.max(axis=1))
         return best
 
+
+#: Bound of the max-T null's doubled rank sums (2 n (n + 1)) below which they are summed in int32.
+_INT32_SUMS = 2.0 ** 31
 
 _SUBSETS: dict[tuple[int, int, int, int], np.ndarray] = {}
 _SUBSET_KEEP = 131_072  # indices
@@ -888,17 +896,6 @@ def _stratified_subsets(strata: np.ndarray, aff: np.ndarray, n_perm: int, seed: 
     return np.concatenate(parts, axis=1) if parts else np.zeros((n_perm, 0), np.int64)
 
 
-def _subset_counts(pats: np.ndarray, sub: np.ndarray, na: int) -> np.ndarray:
-    """``_subset_sums(pats.T, sub)`` for 0/1 patterns (sets x n): per subset (row of ``sub``, ``na`` runs)
-    and set, how many of its runs the set holds, counted on one boolean gather per set (``na`` for a set
-    of all runs) instead of a float row gather and sum per subset member."""
-    out = np.empty((sub.shape[0], pats.shape[0]))
-    for p, pat in enumerate(pats):
-        held = pat != 0.0
-        out[:, p] = np.count_nonzero(held[sub], axis=1) if not held.all() else na
-    return out
-
-
 def _subset_sums(A: np.ndarray, sub: np.ndarray) -> np.ndarray:
     """``A[sub].sum(axis=1)``: for each row of ``sub`` (indices of a subset of A's rows) the column sums
     of those rows of ``A`` (n x k), one row gather per subset member (of the subset or of its
@@ -907,7 +904,7 @@ def _subset_sums(A: np.ndarray, sub: np.ndarray) -> np.ndarray:
     n_perm, m = sub.shape
     n = A.shape[0]
     if m <= n - m:
-        out = np.zeros((n_perm, A.shape[1]))
+        out = np.zeros((n_perm, A.shape[1]), dtype=A.dtype)
         for j in range(m):
             out += A[sub[:, j]]
         return out
