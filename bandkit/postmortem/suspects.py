@@ -540,22 +540,31 @@ def _serial_inflation(entry, ev: dict[str, Any], aff: np.ndarray,
     return _inflation(rho, m, np.isfinite(mv), lab, st)
 
 
-def _inflation(rho: float, m: int, ok: np.ndarray, lab: np.ndarray, st: np.ndarray | None) -> tuple[float, float]:
+def _inflation(rho: float, m: int, ok: np.ndarray, lab: np.ndarray, st: np.ndarray | None,
+               memo: dict | None = None) -> tuple[float, float]:
     """(rho, f) of :func:`_serial_inflation` from the lag-1 autocorrelation ``rho`` over ``m`` pairs of the
-    shifted column (``ok``: the runs with a value, ``lab``: their labels, ``st``: their strata or None)."""
+    shifted column (``ok``: the runs with a value, ``lab``: their labels, ``st``: their strata or None).
+    ``memo``: a dict kept by the caller for columns of the same ``ok``, ``lab`` and ``st``, whose contrast
+    and its lagged sums (which depend on nothing else) are then computed once."""
     if not (rho * math.sqrt(max(m, 1)) > SERIAL_Z):
         return 0.0, 1.0
     rho = min(rho, SERIAL_RHO_MAX)
-    na, nr = int(np.count_nonzero(lab & ok)), int(np.count_nonzero(~lab & ok))
-    if na == 0 or nr == 0:
+    memo = {} if memo is None else memo
+    if "c" not in memo:
+        na, nr = int(np.count_nonzero(lab & ok)), int(np.count_nonzero(~lab & ok))
+        c = np.where(ok, np.where(lab, 1.0 / na, -1.0 / nr), 0.0) if na and nr else None
+        memo["c"], memo["sums"] = c, [float(c @ c)] if c is not None else []
+    c, sums = memo["c"], memo["sums"]
+    if c is None:
         return 0.0, 1.0
-    c = np.where(ok, np.where(lab, 1.0 / na, -1.0 / nr), 0.0)
-    cc = float(c @ c)
+    cc = sums[0]
     num = cc
     L = min(len(c) - 1, int(math.ceil(math.log(1e-6) / math.log(rho))) if rho > 0 else 0)
-    for k in range(1, L + 1):
+    for k in range(len(sums), L + 1):  # (the lagged sums of the contrast not computed yet)
         prod = c[:-k] * c[k:] if st is None else np.where(st[:-k] == st[k:], c[:-k] * c[k:], 0.0)
-        num += 2.0 * rho ** k * float(np.sum(prod))
+        sums.append(float(np.sum(prod)))
+    for k in range(1, L + 1):
+        num += 2.0 * rho ** k * sums[k]
     return float(rho), float(max(1.0, num / cc))
 
 
@@ -579,8 +588,10 @@ def _serial_all(sus: list, entry_of: dict, aff: np.ndarray, strata: np.ndarray |
         same = None if st is None else st[:-1] == st[1:]
         rhos, m = _lag1_rows(np.ascontiguousarray(mv.T), lab, same)
         ok = np.ones(lab.size, dtype=bool)
-        for i, rho in zip(at, rhos.tolist()):
-            res[i] = _inflation(rho, m, ok, lab, st)
+        serial = (rhos * math.sqrt(max(m, 1)) > SERIAL_Z).tolist()  # (_inflation's first test, at once)
+        memo: dict = {}
+        for i, rho, dep in zip(at, rhos.tolist(), serial):
+            res[i] = _inflation(rho, m, ok, lab, st, memo) if dep else (0.0, 1.0)
     return res
 
 
