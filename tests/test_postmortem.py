@@ -793,3 +793,38 @@ def test_serial_gate_of_all_suspects_equals_the_one_by_one_gate():
         checked += len(sus)
         passed += sum(f != 1.0 for _, f in slow)
     assert checked > 1000 and passed > 100
+
+
+def test_reported_suspect_p_value_and_medians_on_lists_equal_the_numpy_path():
+    """A reported numeric suspect's Mann-Whitney p-value and group medians are computed on Python lists for
+    short samples (suspects._mannwhitney_p_lists, _median_list): the floats of the numpy path (_tie_runs'
+    ranks, noise.median / np.median), bit for bit, on ties, quantised and signed-zero values, one-run groups,
+    both p-value paths and a zero spread (left to numpy)."""
+    from bandkit.postmortem import suspects as S
+
+    rng = np.random.default_rng(17)
+    lists = 0
+    for trial in range(3000):
+        n1, n2 = int(rng.integers(1, 40)), int(rng.integers(1, 40))
+        q = rng.choice([0.5, 1.0, 1e-3, 0.0])
+        x, y = rng.normal(0, 1, n1), rng.normal(0.4, 1, n2)
+        if q:
+            x, y = np.round(x / q) * q, np.round(y / q) * q
+        if trial % 7 == 0:
+            x, y = x * 0.0, -y * 0.0  # signed zeros, all tied: no spread
+        ev = {"_data": (x, y)}
+        S._finish_numeric(ev)
+        xy = np.concatenate((x, y))
+        # the numpy path, forced
+        old = S._LISTS_MAX
+        S._LISTS_MAX = 0
+        try:
+            ref = {"_data": (x, y)}
+            S._finish_numeric(ref)
+        finally:
+            S._LISTS_MAX = old
+        assert [ev[k] for k in ("median_affected", "median_reference", "p_value")] == \
+            [ref[k] for k in ("median_affected", "median_reference", "p_value")]
+        assert ev["median_affected"] == float(np.median(x)) and ev["median_reference"] == float(np.median(y))
+        lists += xy.size <= S._LISTS_MAX
+    assert lists > 1500

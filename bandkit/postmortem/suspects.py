@@ -131,6 +131,10 @@ def _mannwhitney_p(x: np.ndarray, y: np.ndarray) -> float:
     reported suspect of 60 benchmarks) nor the import of scipy.stats: the normal approximation with tie
     correction, or the exact distribution (either group <= 8 runs, no ties; :mod:`.exact_tests`)."""
     n1, n2 = len(x), len(y)
+    if n1 + n2 <= _LISTS_MAX:
+        p = _mannwhitney_p_lists(x.tolist(), y.tolist())
+        if p is not None:
+            return p
     xy = np.concatenate((x, y))
     _, _, starts, ends, ranks = _tie_runs(xy)
     # tie counts in value order: the runs of equal sorted values (np.unique's counts; it groups NaNs)
@@ -145,6 +149,53 @@ def _mannwhitney_p(x: np.ndarray, y: np.ndarray) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.float64(u - n1 * n2 / 2 - 0.5) / np.float64(sd)
     return float(np.clip(2.0 * ndtr(-z), 0.0, 1.0))
+
+
+#: Up to this many values the p-value and medians of a reported suspect are computed on Python lists.
+_LISTS_MAX = 64
+
+
+def _mannwhitney_p_lists(x: list, y: list) -> float | None:
+    """:func:`_mannwhitney_p` of two short samples given as lists of floats, in Python (a sorted() of ~20
+    values costs less than the numpy calls around it): the same ranks (ties averaged over the runs of equal
+    sorted values), rank sums and tie terms (halves of integers and integers: exact in any order) and the
+    same floating-point steps. None (numpy's path then) with a NaN or a zero spread."""
+    xy = x + y
+    if any(v != v for v in xy):
+        return None
+    n1, n2 = len(x), len(y)
+    n = n1 + n2
+    order = sorted(range(n), key=xy.__getitem__)
+    ranks = [0.0] * n
+    ties = []
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and xy[order[j]] == xy[order[i]]:
+            j += 1
+        r = (i + j + 1) / 2.0
+        for q in range(i, j):
+            ranks[order[q]] = r
+        ties.append(j - i)
+        i = j
+    u1 = sum(ranks[:n1]) - n1 * (n1 + 1) / 2
+    if (n1 <= 8 or n2 <= 8) and max(ties) <= 1:
+        return mannwhitney_exact_p(u1, n1, n2)
+    u = max(u1, n1 * n2 - u1)
+    tie_term = float(sum(t ** 3 - t for t in ties))
+    sd = math.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
+    if not sd > 0:
+        return None
+    z = (u - n1 * n2 / 2 - 0.5) / sd
+    return min(max(2.0 * ndtr(-z), 0.0), 1.0)
+
+
+def _median_list(v: list) -> float:
+    """``float(np.median(a))`` of a non-empty list of floats without NaN (as :func:`noise.median`)."""
+    s = sorted(v)
+    n = len(s)
+    h = n // 2
+    return 0.0 + s[h] if n % 2 else (0.0 + s[h - 1] + s[h]) / 2.0
 
 
 def _shift(a: np.ndarray, lag: int) -> tuple[np.ndarray, slice]:
@@ -202,6 +253,12 @@ def _median(a: np.ndarray):
 def _finish_numeric(ev: dict[str, Any]) -> None:
     """The medians of both groups and the Mann-Whitney p-value of a reported numeric suspect."""
     a, r = ev.pop("_data")
+    if 0 < a.size and 0 < r.size and a.size + r.size <= _LISTS_MAX and a.dtype == r.dtype == np.float64:
+        al, rl = a.tolist(), r.tolist()
+        p = _mannwhitney_p_lists(al, rl)
+        if p is not None:
+            ev["median_affected"], ev["median_reference"], ev["p_value"] = _median_list(al), _median_list(rl), p
+            return
     ev["median_affected"], ev["median_reference"] = float(_median(a)), float(_median(r))
     ev["p_value"] = _mannwhitney_p(a, r)
 
