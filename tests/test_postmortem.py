@@ -797,7 +797,7 @@ def test_serial_gate_of_all_suspects_equals_the_one_by_one_gate():
 
 def test_reported_suspect_p_value_and_medians_on_lists_equal_the_numpy_path():
     """A reported numeric suspect's Mann-Whitney p-value and group medians are computed on Python lists for
-    short samples (suspects._mannwhitney_p_lists, _median_list): the floats of the numpy path (_tie_runs'
+    short samples (suspects._mannwhitney_p_lists, noise.median_list): the floats of the numpy path (_tie_runs'
     ranks, noise.median / np.median), bit for bit, on ties, quantised and signed-zero values, one-run groups,
     both p-value paths and a zero spread (left to numpy)."""
     from bandkit.postmortem import suspects as S
@@ -816,15 +816,16 @@ def test_reported_suspect_p_value_and_medians_on_lists_equal_the_numpy_path():
         S._finish_numeric(ev)
         xy = np.concatenate((x, y))
         # the numpy path, forced
-        old = S._LISTS_MAX
-        S._LISTS_MAX = 0
+        old = S.LISTS_MAX
+        S.LISTS_MAX = 0
         try:
             ref = {"_data": (x, y)}
             S._finish_numeric(ref)
         finally:
-            S._LISTS_MAX = old
+            S.LISTS_MAX = old
         assert [ev[k] for k in ("median_affected", "median_reference", "p_value")] == \
             [ref[k] for k in ("median_affected", "median_reference", "p_value")]
         assert ev["median_affected"] == float(np.median(x)) and ev["median_reference"] == float(np.median(y))
-        lists += xy.size <= S._LISTS_MAX
+        lists += xy.size <= S.LISTS_MAX
     assert lists > 1500
+

@@ -58,7 +58,7 @@ from .._lazy import pandas as pd  # (imported on first use: compare never uses i
 from ..metadata import Coded, metadata_unit
 from .distributions import ndtr
 from .exact_tests import fisher_exact_p, mannwhitney_exact_p
-from .noise import median
+from .noise import LISTS_MAX, median, median_list
 
 #: Family-wise significance a suspect needs (max-T permutation p-value over every column and lag tried).
 SUSPECT_ALPHA = 0.05
@@ -131,7 +131,7 @@ def _mannwhitney_p(x: np.ndarray, y: np.ndarray) -> float:
     reported suspect of 60 benchmarks) nor the import of scipy.stats: the normal approximation with tie
     correction, or the exact distribution (either group <= 8 runs, no ties; :mod:`.exact_tests`)."""
     n1, n2 = len(x), len(y)
-    if n1 + n2 <= _LISTS_MAX:
+    if n1 + n2 <= LISTS_MAX:
         p = _mannwhitney_p_lists(x.tolist(), y.tolist())
         if p is not None:
             return p
@@ -149,10 +149,6 @@ def _mannwhitney_p(x: np.ndarray, y: np.ndarray) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.float64(u - n1 * n2 / 2 - 0.5) / np.float64(sd)
     return float(np.clip(2.0 * ndtr(-z), 0.0, 1.0))
-
-
-#: Up to this many values the p-value and medians of a reported suspect are computed on Python lists.
-_LISTS_MAX = 64
 
 
 def _mannwhitney_p_lists(x: list, y: list) -> float | None:
@@ -188,14 +184,6 @@ def _mannwhitney_p_lists(x: list, y: list) -> float | None:
         return None
     z = (u - n1 * n2 / 2 - 0.5) / sd
     return min(max(2.0 * ndtr(-z), 0.0), 1.0)
-
-
-def _median_list(v: list) -> float:
-    """``float(np.median(a))`` of a non-empty list of floats without NaN (as :func:`noise.median`)."""
-    s = sorted(v)
-    n = len(s)
-    h = n // 2
-    return 0.0 + s[h] if n % 2 else (0.0 + s[h - 1] + s[h]) / 2.0
 
 
 def _shift(a: np.ndarray, lag: int) -> tuple[np.ndarray, slice]:
@@ -253,11 +241,11 @@ def _median(a: np.ndarray):
 def _finish_numeric(ev: dict[str, Any]) -> None:
     """The medians of both groups and the Mann-Whitney p-value of a reported numeric suspect."""
     a, r = ev.pop("_data")
-    if 0 < a.size and 0 < r.size and a.size + r.size <= _LISTS_MAX and a.dtype == r.dtype == np.float64:
+    if 0 < a.size and 0 < r.size and a.size + r.size <= LISTS_MAX and a.dtype == r.dtype == np.float64:
         al, rl = a.tolist(), r.tolist()
         p = _mannwhitney_p_lists(al, rl)
         if p is not None:
-            ev["median_affected"], ev["median_reference"], ev["p_value"] = _median_list(al), _median_list(rl), p
+            ev["median_affected"], ev["median_reference"], ev["p_value"] = median_list(al), median_list(rl), p
             return
     ev["median_affected"], ev["median_reference"] = float(_median(a)), float(_median(r))
     ev["p_value"] = _mannwhitney_p(a, r)
