@@ -760,7 +760,8 @@ def test_serial_gate_of_all_suspects_equals_the_one_by_one_gate():
             aff[int(rng.integers(2, n - 2)):] = True
         else:
             aff[rng.choice(n, int(rng.integers(2, n - 2)), replace=False)] = True
-        strata = np.repeat(np.arange(3), n)[:n] if trial % 5 == 0 else None
+        strata = np.repeat(np.arange(3), -(-n // 3))[:n] if trial % 5 == 0 else \
+            rng.integers(0, 3, n) if trial % 5 == 1 else None  # (strata in stretches, or interleaved)
         entries, sus = [], []
         for j in range(14):
             kind = j % 7
@@ -829,3 +830,39 @@ def test_reported_suspect_p_value_and_medians_on_lists_equal_the_numpy_path():
         lists += xy.size <= S.LISTS_MAX
     assert lists > 1500
 
+
+
+def test_serial_inflation_equals_the_lag_by_lag_sums():
+    """suspects._inflation (the variance inflation of an AR(1) column: lagged sums of the contrast kept per group
+    of columns, and +0.0 without computing beyond the longest stretch of one stratum) equals the sum over every
+    lag of the contrast's products written out, bit for bit: strata in stretches of several lengths,
+    interleaved strata, no strata, gaps, rho up to the cap."""
+    import math
+
+    from bandkit.postmortem import suspects as S
+
+    def reference(rho, ok, lab, st):
+        rho = min(rho, S.SERIAL_RHO_MAX)
+        na, nr = int(np.count_nonzero(lab & ok)), int(np.count_nonzero(~lab & ok))
+        c = np.where(ok, np.where(lab, 1.0 / na, -1.0 / nr), 0.0)
+        cc = float(c @ c)
+        num = cc
+        L = min(len(c) - 1, int(math.ceil(math.log(1e-6) / math.log(rho))) if rho > 0 else 0)
+        for k in range(1, L + 1):
+            prod = c[:-k] * c[k:] if st is None else np.where(st[:-k] == st[k:], c[:-k] * c[k:], 0.0)
+            num += 2.0 * rho ** k * float(np.sum(prod))
+        return float(rho), float(max(1.0, num / cc))
+
+    rng = np.random.default_rng(31)
+    for trial in range(300):
+        n = int(rng.integers(4, 400))
+        lab = rng.random(n) < rng.choice([0.1, 0.5])
+        lab[:2] = [True, False]
+        ok = rng.random(n) < 0.95
+        ok[:2] = True
+        kind = trial % 3
+        st = np.repeat(np.arange(n), rng.integers(1, 30, n))[:n] if kind == 0 else \
+            rng.integers(0, 4, n) if kind == 1 else None
+        memo: dict = {}
+        for rho in rng.uniform(0.3, 1.0, 4):
+            assert S._inflation(float(rho), 400, ok, lab, st, memo) == reference(float(rho), ok, lab, st)
