@@ -296,15 +296,17 @@ def test_mean_of_a_list_is_numpys_bit_for_bit():
 def test_report_of_a_pyperf_file_imports_no_pandas(fmt):
     """``bandkit report A`` (60 benchmarks: run tables, suspects, the cross-benchmark summary) reads the coded
     metadata columns as codes (``metadata.Coded``), so pandas is never imported; the public frames still give
-    ``pd.Categorical`` (``test_report_public_columns_stay_categorical``)."""
+    ``pd.Categorical`` (``test_report_public_columns_stay_categorical``). Nor ``numpy.ma`` (~10 ms to import),
+    which np.unique and np.median's NaN check pull in (the report's medians and distinct values by
+    ``bandkit.robust``)."""
     code = ("import sys, io, contextlib\n"
             "from bandkit.cli import main\n"
             "buf = io.StringIO()\n"
             "with contextlib.redirect_stdout(buf):\n"
             f"    rc = main(['report', {str(A)!r}, '--format', {fmt!r}])\n"
-            "print(rc, 'pandas' in sys.modules, len(buf.getvalue()) > 1000)\n")
+            "print(rc, 'pandas' in sys.modules, 'numpy.ma' in sys.modules, len(buf.getvalue()) > 1000)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip().split("\n")[-1] == "0 False True", out
+    assert out.strip().split("\n")[-1] == "0 False False True", out
 
 
 def test_report_public_columns_stay_categorical_and_suspects_equal_the_frame_path():
@@ -343,3 +345,18 @@ def test_report_public_columns_stay_categorical_and_suspects_equal_the_frame_pat
             assert [(s.metadata, s.score, s.evidence) for s in a] == [(s.metadata, s.score, s.evidence) for s in b]
             checked += 1
     assert seen_coded > 0 and checked > 5
+
+
+def test_row_medians_equal_numpys_row_medians():
+    """bandkit.summary._row_medians (each run's other values' median, without np.median's numpy.ma import):
+    np.median(M, axis=1) on odd and even widths, ties, NaN rows and infinities (signed zeros compare equal)."""
+    from bandkit.summary import _row_medians
+
+    rng = np.random.default_rng(3)
+    for _ in range(500):
+        M = np.round(rng.normal(size=(int(rng.integers(1, 30)), int(rng.integers(1, 12)))), int(rng.integers(0, 3)))
+        if rng.random() < 0.3:
+            M.flat[rng.integers(0, M.size, 2)] = rng.choice([np.nan, np.inf, -np.inf, -0.0], 2)
+        got, want = _row_medians(M), np.median(M, axis=1)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)

@@ -11,6 +11,7 @@ from .._lazy import pandas as pd  # (imported on first use: compare never uses i
 
 from .._json import jsonable
 from ..metadata import Coded
+from ..robust import distinct
 from .suspects import Suspect, candidate, category_codes, column_entry, numeric_dtype, rank_suspects
 
 #: Verdicts that count as "affected".
@@ -98,7 +99,7 @@ def _marking(shared: list[Suspect], cols: list, lab: np.ndarray) -> list[Suspect
             a, r = np.sort(v[ok & lab]), np.sort(v[ok & ~lab])
             if a.size == 0 or r.size == 0:
                 continue
-            grid = np.unique(v[ok])
+            grid = distinct(v[ok])  # (np.unique imports numpy.ma)
             d = float(np.max(np.abs(np.searchsorted(a, grid, "right") / a.size
                                     - np.searchsorted(r, grid, "right") / r.size)))
         else:

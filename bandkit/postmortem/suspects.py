@@ -56,6 +56,7 @@ import numpy as np
 from .._lazy import pandas as pd  # (imported on first use: compare never uses it)
 
 from ..metadata import Coded, metadata_unit
+from ..robust import distinct
 from .distributions import ndtr
 from .exact_tests import fisher_exact_p, mannwhitney_exact_p
 from .noise import LISTS_MAX, median, median_list
@@ -609,7 +610,7 @@ def _inflation(rho: float, m: int, ok: np.ndarray, lab: np.ndarray, st: np.ndarr
         # strata in one stretch each (pooled benchmarks: ~20 runs each, L up to ~680): no two runs of one
         # stratum are k apart from the longest stretch on, the products there are all +0.0 and so is their sum
         edges = np.flatnonzero(st[1:] != st[:-1])
-        one_each = len(st) and edges.size + 1 == np.unique(st).size
+        one_each = len(st) and edges.size + 1 == distinct(st).size
         memo["reach"] = int(np.diff(np.concatenate(([-1], edges, [len(st) - 1]))).max()) if one_each else len(st)
     for k in range(len(sums), L + 1):  # (the lagged sums of the contrast not computed yet)
         if st is not None and k >= memo["reach"]:
@@ -950,7 +951,7 @@ def _stratified_subsets(strata: np.ndarray, aff: np.ndarray, n_perm: int, seed: 
     rng = np.random.default_rng(seed)
     strata = np.asarray(strata)
     parts = []
-    for g in np.unique(strata[aff]):
+    for g in distinct(strata[aff]):  # (np.unique imports numpy.ma)
         idx = np.flatnonzero(strata == g)
         k = int(np.count_nonzero(aff[idx]))
         if k == idx.size:
