@@ -134,6 +134,11 @@ def main(argv=None) -> int:
     ap.add_argument("--save", default="")
     ap.add_argument("--load", default="")
     ap.add_argument("--check", action="store_true", help="check the installed table against these simulations")
+    ap.add_argument("--min-count", type=int, default=0,
+                    help="fewest series of a family with a cost for its pool to enter that cost's row (default: "
+                         "7.5 %% of --reps, at least 300: the share the 4,000-series tables used, so that more "
+                         "reps sharpen the rows without letting in rarer pools, e.g. the 2.8 %% of AR 0.5 series "
+                         "of 20 values that take the robust cost)")
     a = ap.parse_args(argv)
     t0 = time.time()
     if a.load:
@@ -149,7 +154,7 @@ def main(argv=None) -> int:
     print(f"min_size={a.min_size}; {len(out)} (family, n) cells; {time.time() - t0:.0f} s")
     ms = min(a.min_size, 2)
     for cost in ("l2", "robust"):
-        rows = table(out, cost)
+        rows = table(out, cost, a.min_count or max(300, round(0.075 * a.reps)))
         print(f"\nTABLE[({cost!r}, {ms})] = (  # n, thresholds at survival {QS}")
         for n, t in rows:
             print(f"    ({n}, ({', '.join(f'{v:.2f}' for v in t)})),")

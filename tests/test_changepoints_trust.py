@@ -152,6 +152,46 @@ def test_a_5_percent_step_in_20_values_is_found(seed):
     assert res.changepoints[0].p_value < 0.01
 
 
+def _ar05(rng, n):
+    """AR(1) 0.5 noise of ``n`` values, unit marginal SD (started at 0), drawn from ``rng``."""
+    w = rng.standard_normal(n)
+    e = np.zeros(n)
+    for i in range(n):
+        e[i] = (0.5 * e[i - 1] if i else 0.0) + w[i] * np.sqrt(0.75)
+    return e
+
+
+@pytest.mark.parametrize("seed", [14, 114, 131])
+def test_a_5_percent_step_in_20_values_of_ar_noise_is_found(seed):
+    # issue 12's bar at 20 values, AR(1) 0.5 noise (1 %), a 5 % step after 10 values. The short-series unit took
+    # the long-run factor of its residuals' r1, which on 20 values is noise (r1 0.15-0.5 here, 0 in the null
+    # series that alarm): these three were missed (180 of seeds 0-199 found). The unit ignores r1 at 20 values
+    # now (noise.r1_weight; the table absorbs AR up to 0.5): 190 of 200 found, none lost.
+    from bandkit.changepoints import noise
+
+    rng = np.random.default_rng(seed)
+    y = 100.0 * (1.0 + 0.01 * _ar05(rng, 20))
+    y[10:] *= 1.05
+    res = detect_changepoints(y, ci=False)
+    assert res.info["noise"]["model"] == "segments" and noise.r1_weight(20) == 0.0
+    assert res.indices.size == 1 and abs(int(res.indices[0]) - 10) <= 1
+    assert res.changepoints[0].p_value < 0.01
+
+
+@pytest.mark.parametrize("seed", [331, 1220, 1305])
+def test_t3_ar_noise_of_20_values_stays_step_free(seed):
+    # t3 + AR(1) 0.5 noise, 20 values, no change: main reported 1-2 changes on each (45 of seeds 0-2999, 1.5 %;
+    # its 20-value row was calibrated on 4,000 series per family and let 1.3 % of this family through). The row
+    # is recalibrated on 16,000 (benchmarks/RESULTS_changepoints.md section 10).
+    rng = np.random.default_rng(seed)
+    w = rng.standard_t(3, 20) / np.sqrt(3.0)
+    e = np.zeros(20)
+    for i in range(20):
+        e[i] = (0.5 * e[i - 1] if i else 0.0) + w[i] * np.sqrt(0.75)
+    res = detect_changepoints(100.0 * (1.0 + 0.01 * e), ci=False)
+    assert res.indices.size == 0
+
+
 @pytest.mark.parametrize("kind,seed", [("drift", 13), ("drift", 36), ("drift", 40), ("walk", 5), ("walk", 10),
                                         ("walk", 20)])
 def test_a_drift_or_a_random_walk_in_30_values_stays_step_free(kind, seed, monkeypatch):

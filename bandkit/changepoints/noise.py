@@ -29,7 +29,11 @@ guard: a straight line must leave at least ``DRIFT_GUARD[k]`` times their residu
 BIC; a random-walk level plus noise, :func:`walk_bic`, a BIC worse by ``WALK_GUARD``), the unit is the pooled
 SD around them times the long-run factor of their residuals' lag-1 autocorrelation r1 (model "segments"; a
 series the rhos sent to the unit-root branch stays there if r1 >= 0.5). Otherwise (no change, a drift, a walk)
-the estimate above stands. A ramp fits a drift at least as well as two steps but not an episode or a step;
+the estimate above stands. The r1 of the residuals of 20 values around 1-2 fitted changes is mostly noise
+(their residuals absorb the wander: r1 ~ 0 in the t3 + AR 0.5 null series that alarmed, 0.15-0.5 in AR 0.5
+series whose 5-SD step was missed), so the unit takes ``r1_weight(n)`` r1: none of it at ``R1_FREE_N`` = 20
+values, all of it from ``R1_FULL_N`` = 40 on, linear in between; the table absorbs AR(1) up to 0.5 (at 20
+values 5 % steps in AR 0.5 noise 88.5 -> 94 %, no family lower; benchmarks/RESULTS_changepoints.md §10). A ramp fits a drift at least as well as two steps but not an episode or a step;
 without the guards the unit made gentle drifts and random walks look like steps (AR 0.5 + 3-SD drift at 30
 values 14 -> 21 %, random walk rw=3 23 -> 35 %; benchmarks/RESULTS_changepoints.md §9). The table rows for 20,
 30 and 40 values were recalibrated with this estimator; from 50 values on nothing changes. Below 20 values
@@ -80,7 +84,8 @@ class NoiseModel:
     continuous); ``wander``: 1/f allowance (fraction of the noise SD) and ``kappa`` its variance per difference
     of segment means in ``sigma_lr^2`` units; ``model``: "ar1", "unit_root" (scale from segmentation residuals,
     ``rho_resid`` their lag-1 autocorrelation), "segments" (series up to 49 values: pooled SD around the 1-2
-    changes the BIC picks, ``rho`` their residuals' lag-1 autocorrelation, ``sigma_marg`` the pooled SD),
+    changes the BIC picks, ``rho`` the share ``r1_weight(n)`` of their residuals' lag-1 autocorrelation that
+    the unit takes, ``sigma_marg`` the pooled SD),
     "white" (explicit penalty: the short-range SD is used) or "degenerate" (constant data: unit scale)."""
 
     sigma: float
@@ -272,6 +277,15 @@ def segments_choice(fits: dict, n: int) -> int | str:
     return k
 
 
+R1_FREE_N = 20  # at this length the unit ignores its residuals' r1 ...
+R1_FULL_N = 40  # ... from this length on it takes the full long-run factor; linear in between (docstring)
+
+
+def r1_weight(n: int) -> float:
+    """Share of the residuals' lag-1 autocorrelation r1 that enters the short-series unit at ``n`` values."""
+    return float(min(max((n - R1_FREE_N) / (R1_FULL_N - R1_FREE_N), 0.0), 1.0))
+
+
 def short_unit(x: np.ndarray, nm: NoiseModel, min_size: int, tick: float, grid: float,
                wander: float) -> NoiseModel | None:
     """The noise model of a short series with a clear step structure (module docstring, "Short series"), or
@@ -287,6 +301,7 @@ def short_unit(x: np.ndarray, nm: NoiseModel, min_size: int, tick: float, grid: 
     r1 = float(np.clip(r[:-1] @ r[1:] / ss, 0.0, RHO_MAX)) if ss > 0 else 0.0
     if nm.model == "unit_root" and r1 >= 0.5:  # the steps do not explain the series' memory: a random walk
         return None
+    r1 = r1 * r1_weight(x.size)  # on 20 values r1 is noise: the table absorbs AR(1) up to 0.5 (docstring)
     sp = math.sqrt(ss / (x.size - k - 1))  # pooled within-segment SD
     s = sp * math.sqrt((1.0 + r1) / (1.0 - r1))
     if grid > 0:
