@@ -298,15 +298,17 @@ def test_report_of_a_pyperf_file_imports_no_pandas(fmt):
     metadata columns as codes (``metadata.Coded``), so pandas is never imported; the public frames still give
     ``pd.Categorical`` (``test_report_public_columns_stay_categorical``). Nor ``numpy.ma`` (~10 ms to import),
     which np.unique and np.median's NaN check pull in (the report's medians and distinct values by
-    ``bandkit.robust``)."""
+    ``bandkit.robust``). Nor the change-point API (noise model, significance, result classes: ~8 ms), of
+    which the post-mortem needs ``fpop`` only (``bandkit.changepoints`` imports the rest on first use)."""
     code = ("import sys, io, contextlib\n"
             "from bandkit.cli import main\n"
             "buf = io.StringIO()\n"
             "with contextlib.redirect_stdout(buf):\n"
             f"    rc = main(['report', {str(A)!r}, '--format', {fmt!r}])\n"
-            "print(rc, 'pandas' in sys.modules, 'numpy.ma' in sys.modules, len(buf.getvalue()) > 1000)\n")
+            "print(rc, 'pandas' in sys.modules, 'numpy.ma' in sys.modules, 'bandkit.changepoints.api' in sys.modules,"
+            " len(buf.getvalue()) > 1000)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip().split("\n")[-1] == "0 False False True", out
+    assert out.strip().split("\n")[-1] == "0 False False False True", out
 
 
 def test_report_public_columns_stay_categorical_and_suspects_equal_the_frame_path():
