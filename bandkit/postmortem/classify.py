@@ -459,6 +459,7 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     pending = []
     visits: dict[int, list[int]] = {}
     sustained = np.flatnonzero(labels >= 0)
+    mixed: set[int] = set()  # bands that scattered runs away from them visit (interleaved levels)
     for i in scattered:
         if not lv:
             pending.append(i)
@@ -479,6 +480,7 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
         if (len(runs) >= max(g.min_scattered, g.min_share * outside)
                 or len(runs) >= max(g.min_block, g.level_share * outside)):
             labels[runs] = k
+            mixed.add(k)
         else:
             pending.extend(runs)
     # scattered far runs at a common level: a band when they have a share and agree (a gap of 2 sd
@@ -512,9 +514,13 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
                 near = int(np.argmin([abs(mean(v) - u) for u in lv])) if lv else -1
                 if near >= 0 and abs(mean(v) - lv[near]) < far:
                     labels[cl] = near  # at a band's level already: visits of it
+                    mixed.add(near)
                 else:
+                    mixed.add(len(lv))
                     labels[cl] = len(lv)
                     lv.append(mean(v))
+    if mixed and len(lv) >= 2:
+        labels = _nearest_level(x, labels, sorted(mixed), far, snap=GAP_SNAP * noise.sigma)
     if not lv:  # everything far from everything (tiny series): one band of all runs
         labels[:] = 0
         lv = [mean(x)]
@@ -524,6 +530,75 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     labels = np.where(labels >= 0, remap[np.maximum(labels, 0)], -1)
     levels = np.array([mean(x[labels == k]) for k in range(len(lv))])
     return labels, levels
+
+
+GAP_SNAP = 1.0  # the split between alternating levels goes to the widest gap within this many sd of the midpoint
+
+
+def _nearest_level(x: np.ndarray, labels: np.ndarray, mixed: list[int], far: float,
+                   max_iter: int = 20, snap: float = 0.0) -> np.ndarray:
+    """Labels with every non-outlier run at the level it is nearest to, among its own band and the
+    ``mixed`` bands (those reached by scattered runs: levels that alternate with others), once the
+    levels are known - the split between two alternating levels is the midpoint between them, not
+    ``far`` from the main one (a criterion file: runs at 153-155 us labelled 147 beside a level at
+    157). Band levels are the medians of their runs, moved to a fixed point (a k-means step at a
+    time, at most ``max_iter``). No band is created or emptied (then the labels stay as they were);
+    outliers stay outliers; a run moves only to a level within ``far`` of it, and a run of a band
+    that alternates with none (a step's stretch) only to a mixed band. ``snap`` > 0: then the split
+    goes to the widest gap in the values within ``snap`` of the midpoint (:func:`_snap_to_gap`)."""
+    nb = int(labels.max()) + 1
+    ok = np.flatnonzero(labels >= 0)
+    is_mixed = np.zeros(nb, dtype=bool)
+    is_mixed[mixed] = True
+    new = labels.copy()
+    for _ in range(max_iter):
+        lv = np.array([median(x[new == k]) for k in range(nb)])
+        d = np.abs(x[ok, None] - lv[None, :])
+        own = labels[ok]
+        allowed = is_mixed[None, :] | (np.arange(nb)[None, :] == own[:, None])
+        d = np.where(allowed & (d < far), d, np.inf)
+        d[np.arange(ok.size), own] = np.abs(x[ok] - lv[own])  # (its own band always remains a choice)
+        nxt = new.copy()
+        nxt[ok] = np.argmin(d, axis=1)
+        if np.array_equal(nxt, new):
+            break
+        if np.any(np.bincount(nxt[ok], minlength=nb) == 0):
+            return labels
+        new = nxt
+    if snap:
+        new = _snap_to_gap(x, labels, new, is_mixed, far, snap)
+    return new
+
+
+def _snap_to_gap(x: np.ndarray, labels: np.ndarray, new: np.ndarray, is_mixed: np.ndarray, far: float,
+                 width: float) -> np.ndarray:
+    """``new`` labels with the split between two adjacent levels (one of them mixed) moved to the
+    widest gap in the values within ``width`` of their midpoint: where the runs thin out is where a
+    person draws the line (the midpoint is uncertain by about the noise). Only runs that may take
+    either level move; none beyond ``far`` of its level; no band is emptied."""
+    nb = is_mixed.size
+    lv = np.array([median(x[new == k]) for k in range(nb)])
+    order = np.argsort(lv)
+    out = new.copy()
+    own = np.maximum(labels, 0)
+    for a, b in zip(order[:-1], order[1:]):
+        either = (labels >= 0) & ((new == a) | (new == b)) & (is_mixed[a] | (own == a)) & (is_mixed[b] | (own == b))
+        mov = np.flatnonzero(either)
+        if mov.size < 2:
+            continue
+        v = np.sort(x[mov])
+        lo, hi = v[:-1], v[1:]
+        mid = 0.5 * (lv[a] + lv[b])
+        cand = (lo < mid + width) & (hi > mid - width) & (lo >= lv[a]) & (hi <= lv[b])
+        if not cand.any():
+            continue
+        j = np.flatnonzero(cand)[np.argmax((hi - lo)[cand])]
+        to = np.where(x[mov] < 0.5 * (lo[j] + hi[j]), a, b)
+        fits = np.abs(x[mov] - lv[to]) < far
+        out[mov[fits]] = to[fits]
+    if np.any(np.bincount(out[out >= 0], minlength=nb) == 0):
+        return new
+    return out
 
 
 def _second_level(k: int, n: int, g: Gates) -> bool:
