@@ -543,8 +543,8 @@ def _nearest_level(x: np.ndarray, labels: np.ndarray, mixed: list[int], far: flo
     ``far`` from the main one (a criterion file: runs at 153-155 us labelled 147 beside a level at
     157). Band levels are the medians of their runs, moved to a fixed point (a k-means step at a
     time, at most ``max_iter``). No band is created or emptied (then the labels stay as they were);
-    outliers stay outliers; a run moves only to a level within ``far`` of it, and a run of a band
-    that alternates with none (a step's stretch) only to a mixed band. ``snap`` > 0: then the split
+    outliers stay outliers; a run moves only to a level within ``far`` of it, and only between two
+    bands one of which is mixed (a step's stretches, which alternate with nothing, keep their runs). ``snap`` > 0: then the split
     goes to the widest gap in the values within ``snap`` of the midpoint (:func:`_snap_to_gap`)."""
     nb = int(labels.max()) + 1
     ok = np.flatnonzero(labels >= 0)
@@ -555,7 +555,7 @@ def _nearest_level(x: np.ndarray, labels: np.ndarray, mixed: list[int], far: flo
         lv = np.array([median(x[new == k]) for k in range(nb)])
         d = np.abs(x[ok, None] - lv[None, :])
         own = labels[ok]
-        allowed = is_mixed[None, :] | (np.arange(nb)[None, :] == own[:, None])
+        allowed = is_mixed[None, :] | is_mixed[own][:, None] | (np.arange(nb)[None, :] == own[:, None])
         d = np.where(allowed & (d < far), d, np.inf)
         d[np.arange(ok.size), own] = np.abs(x[ok] - lv[own])  # (its own band always remains a choice)
         nxt = new.copy()
@@ -574,18 +574,16 @@ def _snap_to_gap(x: np.ndarray, labels: np.ndarray, new: np.ndarray, is_mixed: n
                  width: float) -> np.ndarray:
     """``new`` labels with the split between two adjacent levels (one of them mixed) moved to the
     widest gap in the values within ``width`` of their midpoint: where the runs thin out is where a
-    person draws the line (the midpoint is uncertain by about the noise). Only runs that may take
-    either level move; none beyond ``far`` of its level; no band is emptied."""
+    person draws the line (the midpoint is uncertain by about the noise). No run moves beyond
+    ``far`` of its level; no band is emptied."""
     nb = is_mixed.size
     lv = np.array([median(x[new == k]) for k in range(nb)])
     order = np.argsort(lv)
     out = new.copy()
-    own = np.maximum(labels, 0)
     for a, b in zip(order[:-1], order[1:]):
-        either = (labels >= 0) & ((new == a) | (new == b)) & (is_mixed[a] | (own == a)) & (is_mixed[b] | (own == b))
-        mov = np.flatnonzero(either)
-        if mov.size < 2:
+        if not (is_mixed[a] or is_mixed[b]):
             continue
+        mov = np.flatnonzero((labels >= 0) & ((new == a) | (new == b)))
         v = np.sort(x[mov])
         lo, hi = v[:-1], v[1:]
         mid = 0.5 * (lv[a] + lv[b])
