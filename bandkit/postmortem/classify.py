@@ -37,7 +37,11 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    1/4 of the distance), are a band however they alternate with the main one (3 of 24 runs at
    x1.33, visited one run at a time); visits of an existing band count the same way. Everything
    else is an **outlier**: a handful of scattered points (or far runs of many sizes) is never a
-   band.
+   band. Once the bands are known, the runs between two of them of which one alternates with the
+   other (is reached by scattered runs) belong to the level they are nearest to: band medians to
+   a fixed point, then the split moved to the widest gap in the values within 1 sd of the
+   midpoint (not ``far`` from the main band: runs at 153-155 us beside levels 147 and 157); no
+   band is created or emptied, outliers stay, a step's stretches keep their runs.
 5. **Verdict** from the sequence of band blocks (outliers left out): one band -> ``stable``, or
    ``trend`` (least-squares drift with a long-run standard error, ``p < alpha`` and
    ``|drift| >= max(log min_ratio, visible x sigma)``), or ``outliers``. The only block of a band
