@@ -466,3 +466,13 @@ def test_7_both_files_of_a_two_file_run_are_one_run(capsys):
     assert len(bandkit.report(str(counts), str(times)).traces) == 1
     assert main(["report", str(times), str(counts), "-q", "-f", "json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["traces"]) == 1
+
+
+def test_5_a_long_list_of_runs_keeps_its_count():
+    """The band table's run list was cut by the table ("46-49, ……"), losing "(76 runs)"."""
+    from bandkit.render.text_runners import fmt_runs
+
+    runs = [r for r in range(1, 101) if r % 3]
+    text = fmt_runs(runs, width=40)
+    assert len(text) <= 40 and text.endswith(f"… ({len(runs)} runs)")
+    assert fmt_runs([1, 2, 3, 7], width=40) == "1-3, 7"

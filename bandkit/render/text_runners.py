@@ -46,8 +46,9 @@ def fmt_p(p: float | None) -> str:
     return "< 1e-16" if p < 1e-16 else f"{p:.2g}"
 
 
-def fmt_runs(runs: list[int] | tuple[int, ...], limit: int = 12) -> str:
-    """``[1, 2, 3, 7, 9, 10]`` -> ``"1-3, 7, 9-10"`` (at most ``limit`` ranges)."""
+def fmt_runs(runs: list[int] | tuple[int, ...], limit: int = 12, width: int | None = None) -> str:
+    """``[1, 2, 3, 7, 9, 10]`` -> ``"1-3, 7, 9-10"`` (at most ``limit`` ranges, and at most ``width``
+    characters when given: the ranges that fit, then "… (N runs)")."""
     runs = sorted(int(r) for r in runs)
     parts: list[str] = []
     i = 0
@@ -57,8 +58,14 @@ def fmt_runs(runs: list[int] | tuple[int, ...], limit: int = 12) -> str:
             j += 1
         parts.append(str(runs[i]) if i == j else f"{runs[i]}-{runs[j]}")
         i = j + 1
-    if len(parts) > limit:
-        return ", ".join(parts[:limit]) + f", … ({len(runs)} runs)"
+    k = len(parts)
+    if k > limit:
+        k = limit
+    if width is not None:
+        while k > 1 and len(", ".join(parts[:k]) + (f", … ({len(runs)} runs)" if k < len(parts) else "")) > width:
+            k -= 1
+    if k < len(parts):
+        return ", ".join(parts[:k]) + f", … ({len(runs)} runs)"
     return ", ".join(parts)
 
 
@@ -307,8 +314,12 @@ def render(section) -> list[str]:
                          factor_text(e["ratio"])])
         lines += table(rows, ["episode runs", "runs", "around", "during", "ratio", "95 % CI", "p", ""], indent=4)
     if f["verdict"] in ("bimodal", "bands") and f["bands"]:
-        rows = [[fmt_value(b["level"], unit), fmt_pct(b["share"], 0), str(b["n_runs"]), fmt_runs(b["runs"])]
-                for b in f["bands"]]
+        from .textutil import WIDTH
+
+        rows = [[fmt_value(b["level"], unit), fmt_pct(b["share"], 0), str(b["n_runs"])] for b in f["bands"]]
+        used = 4 + sum(max(len(h), *(len(r[i]) for r in rows)) + 2 for i, h in enumerate(("band level", "share", "runs")))
+        for r, b in zip(rows, f["bands"]):  # (the list of runs fits the line: "… (76 runs)" is never cut)
+            r.append(fmt_runs(b["runs"], width=WIDTH.get() - used))
         lines += table(rows, ["band level", "share", "runs", "which runs"], align="rrrl", indent=4)
     if f["outlier_runs"]:
         lines.append(f"  outlier runs: {fmt_runs(f['outlier_runs'])}")
