@@ -469,7 +469,8 @@ def _with_suspects(changes: list[Change], metadata) -> list[Change]:
             out.append(c)
             continue
         aff = np.arange(n) >= c.index
-        sus = rank_suspects(metadata.reset_index(drop=True), aff, step_index=c.index, max_suspects=3)
+        sus = rank_suspects(metadata.reset_index(drop=True), aff, step_index=c.index, max_suspects=3,
+                            slowdown=c.ratio)  # (the magnitude gate weighs a suspect against the regression)
         out.append(dataclasses.replace(c, suspects=tuple(s.to_dict() for s in sus)))
     return out
 

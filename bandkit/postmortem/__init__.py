@@ -20,6 +20,7 @@ from .distributions import erfc
 from .noise import detect_tick, mean, within_run_se
 from .result import Episode, PostMortem, RunBand, Step
 from .runs import RunTable, run_table
+from .magnitude import slowdown_of
 from .suspects import Suspect, rank_suspects
 from .summary import CrossSummary, summarize
 
@@ -114,16 +115,19 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
         affected = labels < 0
         reference = "outlier runs vs the rest"
     suspects: list[Suspect] = []
+    negligible: list[Suspect] = []
     if affected.any() and not affected.all():
         md = rt.raw_columns if rt.raw_columns is not None else rt.metadata  # (raw: no pandas)
-        suspects = rank_suspects(md, affected, step_index=step_index, max_suspects=max_suspects)
+        ranked = rank_suspects(md, affected, step_index=step_index, max_suspects=max_suspects,
+                               slowdown=slowdown_of(rt.means, affected), keep_negligible=True)
         fixed = []
-        for s in suspects:
+        for s in ranked:
             ev = dict(s.evidence)
             if "changepoint_index" in ev:
                 ev["changepoint_run"] = int(runs[ev.pop("changepoint_index")])
             fixed.append(Suspect(s.metadata, s.score, ev))
-        suspects = fixed
+        suspects = [s for s in fixed if not s.evidence.get("negligible")]
+        negligible = [s for s in fixed if s.evidence.get("negligible")]
     hib = bool(trace.meta.extra.get("higher_is_better") or False)
     slow = _slow_runs(rt.means, labels, bands, g.min_ratio, hib)
     for e, blk in zip(episodes, cl.episodes):
@@ -138,7 +142,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
     return PostMortem(name, unit, verdict, nk, nvals, runs, rt.means, labels, tuple(steps), tuple(bands),
                       outliers, warmup, cl.trend, tuple(int(r) for r in runs[affected]), reference,
                       tuple(suspects), float(cl.sigma), slow_runs=tuple(int(r) for r in runs[slow]),
-                      run_table=rt, episodes=tuple(episodes), gate=gate)
+                      run_table=rt, episodes=tuple(episodes), gate=gate, negligible_suspects=tuple(negligible))
 
 
 def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: int = 4,

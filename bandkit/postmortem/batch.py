@@ -90,7 +90,7 @@ def _postmortem(pm: PostMortem, ex, summary_stats: dict | None) -> SectionResult
     """:func:`bandkit.postmortem.section.runner_section` of a summary-only post-mortem."""
     fields = {"runs": 0, "values": pm.n_values, "unit": pm.unit, "verdict": "no_runs", "steps": [], "episodes": [],
               "bands": [], "outlier_runs": [], "warmup_runs": [], "slow_runs": [], "trend": None, "suspects": [],
-              "run_bands": [], "summary_stats": summary_stats,
+              "negligible_suspects": [], "run_bands": [], "summary_stats": summary_stats,
               "postmortem": {"aggregation": "per-run means", "reference": None, "affected_runs": [],
                              "noise_rel": 0.0, "summary_only": True, "note": pm.note, "gate": {},
                              "run_numbering": ex.get("run_numbering", "1-based, file order")}}

@@ -99,6 +99,8 @@ class PostMortem(DisplayMixin):
     it by ``min_ratio`` (the grouping pooled across benchmarks by :func:`summarize`).
     ``episodes``: steps that came back (:class:`Episode`). ``gate``: the noise model and the
     decision thresholds the verdict passed (see :mod:`bandkit.postmortem.classify`).
+    ``negligible_suspects``: suspects that pass the significance gate but whose difference is too small
+    to matter (:mod:`bandkit.postmortem.magnitude`; ``evidence["negligible"]``): data, never the verdict's.
     ``run_table``: the :class:`~bandkit.postmortem.runs.RunTable` analysed (its metadata: :attr:`metadata`).
     """
 
@@ -125,6 +127,7 @@ class PostMortem(DisplayMixin):
     run_table: Any = field(default=None, repr=False, compare=False)
     episodes: tuple[Episode, ...] = ()
     gate: dict = field(default_factory=dict)
+    negligible_suspects: tuple[Suspect, ...] = ()
 
     @property
     def metadata(self):
@@ -149,7 +152,8 @@ class PostMortem(DisplayMixin):
             "warmup_runs": list(self.warmup_runs), "trend": self.trend,
             "affected_runs": list(self.affected_runs), "reference": self.reference,
             "slow_runs": list(self.slow_runs), "episodes": [e.to_dict() for e in self.episodes],
-            "suspects": [s.to_dict() for s in self.suspects], "noise_rel": self.sigma,
+            "suspects": [s.to_dict() for s in self.suspects],
+            "negligible_suspects": [s.to_dict() for s in self.negligible_suspects], "noise_rel": self.sigma,
             "summary_only": self.summary_only, "note": self.note,
             "aggregation": "per-run means", "gate": self.gate,
         })

@@ -5,7 +5,8 @@ JSON per benchmark (merged into the trace entry): ``runs``, ``unit``, ``verdict`
 ``factor``, CI, p-value, location interval), ``episodes`` (``start_run``, ``end_run``, ``level``,
 ``baseline``, ``ratio``, CI, p-value), ``bands`` / ``run_bands`` (levels with their runs),
 ``outlier_runs``, ``warmup_runs``, ``slow_runs``, ``trend``,
-``suspects`` (``metadata``, ``score``, ``evidence``) and ``postmortem`` (method details; ``gate``:
+``suspects`` (``metadata``, ``score``, ``evidence``), ``negligible_suspects`` (significant but too small
+to matter: never the finding's ``top_suspect``; :mod:`~bandkit.postmortem.magnitude`) and ``postmortem`` (method details; ``gate``:
 the noise model and the thresholds the verdict passed).
 Top level: ``runner_summary`` (counts of verdicts, affected benchmarks, shared suspects).
 Options (``AnalysisOptions.params["postmortem"]``): ``min_ratio``, ``noise_floor``, ``min_runs``,
@@ -80,7 +81,7 @@ def runner_section(trace, options) -> SectionResult:
     pm = postmortem(trace, **params)
     d = pm.to_dict()
     fields = {k: d[k] for k in ("runs", "values", "unit", "verdict", "steps", "episodes", "bands", "outlier_runs",
-                                "warmup_runs", "slow_runs", "trend", "suspects")}
+                                "warmup_runs", "slow_runs", "trend", "suspects", "negligible_suspects")}
     # "bands" is also written by the bands section (registered after this one for runner traces,
     # so its mixture bands of the run means replace these in the JSON); "run_bands" always holds
     # the post-mortem's levels with the runs in each.

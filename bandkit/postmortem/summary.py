@@ -2,6 +2,7 @@
 benchmarks together (pooled: every run of every analysed benchmark, affected or not)."""
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -12,6 +13,7 @@ from .._lazy import pandas as pd  # (imported on first use: compare never uses i
 from .._json import jsonable
 from ..metadata import Coded
 from ..robust import distinct
+from .magnitude import slowdown_of
 from .suspects import Suspect, candidate, category_codes, column_entry, numeric_dtype, rank_suspects
 
 #: Verdicts that count as "affected".
@@ -50,7 +52,7 @@ def summarize(postmortems: Sequence[Any], *, include_outliers: bool = True, max_
     ``include_outliers`` is False)."""
     counts = Counter(pm.verdict for pm in postmortems)
     affected = tuple(pm.name for pm in postmortems if pm.verdict in AFFECTED_VERDICTS)
-    frames, labels, strata = [], [], []
+    frames, labels, strata, rel = [], [], [], []
     top = Counter()
     pooled_verdicts = set(AFFECTED_VERDICTS) - ({"outliers"} if not include_outliers else set())
     for pm in postmortems:
@@ -62,6 +64,7 @@ def summarize(postmortems: Sequence[Any], *, include_outliers: bool = True, max_
         frames.append(pm.metadata.reset_index(drop=True) if cols is None else _Columns(cols, pm.n_runs))
         labels.append(aff)
         strata.append(np.full(pm.n_runs, len(strata), dtype=np.int64))
+        rel.append(_relative_means(pm.run_means, aff))
         if pm.suspects and pm.verdict in AFFECTED_VERDICTS:
             top[pm.suspects[0].metadata] += 1
     shared: list[Suspect] = []
@@ -73,11 +76,20 @@ def summarize(postmortems: Sequence[Any], *, include_outliers: bool = True, max_
             # labels permuted within each benchmark: a column that differs between benchmarks (memory use,
             # the time each one ran) is not a suspect of their slow runs
             cols = _pooled(frames)
+            # the slowdown the magnitude gate weighs a shared suspect against: each run's mean over its
+            # benchmark's median reference run, pooled
             shared = rank_suspects(cols, lab, max_suspects=max_suspects, lags=(0,), min_score=0.1,
-                                   strata=np.concatenate(strata))
+                                   strata=np.concatenate(strata), slowdown=slowdown_of(np.concatenate(rel), lab))
             shared = _marking(shared, cols, lab)
     return CrossSummary(len(postmortems), dict(sorted(counts.items())), affected, tuple(shared), n_pool, n_aff,
                         dict(top.most_common()))
+
+
+def _relative_means(means: np.ndarray, aff: np.ndarray) -> np.ndarray:
+    """Run means over the median of the benchmark's unaffected runs (NaN when it has none, or <= 0)."""
+    m = np.asarray(means, dtype=np.float64)
+    ref = float(np.median(m[~aff])) if (~aff).any() else math.nan
+    return m / ref if ref > 0 else np.full(m.shape, math.nan)
 
 
 #: A shared suspect must *mark* the slow runs: some threshold (or value) of the column holds this much

@@ -41,6 +41,11 @@ serial dependence found. A key that
 separates 1 affected run from 19 others is no suspect: with one run, any of a handful of noisy
 keys does that by chance.
 
+Magnitude gate (:mod:`.magnitude`): a significant numeric suspect whose difference a person would call
+negligible - a unit or two of the column's readings, or a frequency / load / temperature change that
+cannot explain the slowdown (3,334 vs 3,330 MHz for a x1.42 slowdown) - is not reported
+(``evidence["negligible"]``; ``rank_suspects(keep_negligible=True)`` lists such suspects after the others).
+
 Left out: columns that cannot be causes (``duration`` - the run's own wall time, which the
 values drive - and time counters ``date``, ``uptime``, ``boot_time``, ``time``), and for steps any
 numeric column that is monotone in the run order (Spearman |rho| > 0.98), since such a column
@@ -59,6 +64,7 @@ from ..metadata import Coded, metadata_unit
 from ..robust import distinct
 from .distributions import ndtr
 from .exact_tests import fisher_exact_p, mannwhitney_exact_p
+from .magnitude import assess, freq_scale_of, physical_kind
 from .noise import LISTS_MAX, median, median_list
 
 #: Family-wise significance a suspect needs (max-T permutation p-value over every column and lag tried).
@@ -443,7 +449,8 @@ def _shift_codes(codes: np.ndarray, lag: int) -> np.ndarray:
 def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_index: int | None = None,
                   max_suspects: int = 5, min_score: float = 0.3, lags: tuple[int, ...] = (0, 1, -1),
                   alpha: float = SUSPECT_ALPHA, min_support: int = MIN_SUPPORT,
-                  strata: np.ndarray | None = None) -> list[Suspect]:
+                  strata: np.ndarray | None = None, slowdown: float | None = None,
+                  keep_negligible: bool = False) -> list[Suspect]:
     """Rank the columns of ``metadata`` (one row per run) by how well they separate ``affected``.
 
     ``metadata`` may also be its columns as arrays (a dict, as ``RunTable.metadata_columns``) or as
@@ -453,6 +460,10 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
     and reference runs, max-T permutation p-value < ``alpha``), best first. ``strata``: a group label per
     run (the benchmark of each pooled run): the labels are then permuted within each group only, so a column
     that differs between groups (a benchmark's memory use) does not pass for one that marks the affected runs.
+    Then the magnitude gate (:mod:`.magnitude`): a numeric suspect whose difference is negligible (a unit or
+    two of the column's readings, or a frequency / load / temperature change too small to explain
+    ``slowdown``, the timing ratio of the affected runs) is left out - or, with ``keep_negligible``, listed
+    after the others with ``evidence["negligible"]`` True (at most ``max_suspects`` of each).
     """
     aff = np.asarray(affected, dtype=bool)
     n = len(aff)
@@ -527,7 +538,8 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
         ev["p_adjusted"] = float((1 + np.count_nonzero(null_max >= sep - 1e-12)) / (len(null_max) + 1))
         if ev["affected"] >= min_support and ev["reference"] >= min_support and ev["p_adjusted"] < alpha:
             gated.append(sus)
-    return _report_order(gated, max_suspects)
+    kept, negligible = _report_order(gated, max_suspects, entry_of, slowdown)
+    return kept + negligible if keep_negligible else kept
 
 
 def _lag1(x: np.ndarray, groups: np.ndarray, same: np.ndarray | None = None) -> tuple[float, int]:
@@ -706,13 +718,17 @@ def _finish(sus: Suspect) -> None:
         ev["p_value"] = fisher_exact_p(ka, na - ka, kr, nr - kr)
 
 
-def _report_order(gated: list[Suspect], max_suspects: int) -> list[Suspect]:
+def _report_order(gated: list[Suspect], max_suspects: int, entry_of: dict, slowdown: float | None
+                  ) -> tuple[list[Suspect], list[Suspect]]:
     """The reported suspects: best score first (ties: plain before per-CPU names, then smaller p-value,
-    then name), at most 2 of a family (:func:`_dedupe`), ``max_suspects`` of them. The p-values (and
-    medians) are computed only for the suspects that can reach the list: those of the groups of equal
-    score and kind that the list reaches (most gated suspects of a 60-benchmark file are never shown)."""
+    then name), at most 2 of a family (:func:`_dedupe`), ``max_suspects`` of them; and apart, those the
+    magnitude gate finds negligible (:func:`.magnitude.assess`, same order, at most ``max_suspects``). The
+    p-values (and medians) are computed only for the suspects that can reach the list: those of the groups
+    of equal score and kind that the list reaches (most gated suspects of a 60-benchmark file are never shown)."""
     gated = sorted(gated, key=lambda s: (-round(s.score, 6), "." in s.metadata))
     done: list[Suspect] = []
+    small: list[Suspect] = []
+    cache: dict = {}
     i = 0
     while i < len(gated) and len(_dedupe(done)) < max_suspects:
         key = (-round(gated[i].score, 6), "." in gated[i].metadata)
@@ -722,9 +738,25 @@ def _report_order(gated: list[Suspect], max_suspects: int) -> list[Suspect]:
         grp = gated[i:j]
         for sus in grp:
             _finish(sus)
-        done.extend(sorted(grp, key=lambda s: (s.evidence.get("p_value", 1.0), s.metadata)))
+            _magnitude(sus, entry_of, slowdown, cache)
+        grp = sorted(grp, key=lambda s: (s.evidence.get("p_value", 1.0), s.metadata))
+        done.extend(s for s in grp if not s.evidence.get("negligible"))
+        small.extend(s for s in grp if s.evidence.get("negligible"))
         i = j
-    return _dedupe(done)[:max_suspects]
+    return _dedupe(done)[:max_suspects], _dedupe(small)[:max_suspects]
+
+
+def _magnitude(sus: Suspect, entry_of: dict, slowdown: float | None, cache: dict) -> None:
+    """The magnitude fields of a numeric suspect (:func:`.magnitude.assess`); ``cache`` keeps the
+    machine's frequency scale once a frequency suspect has needed it."""
+    if sus.evidence.get("kind") != "numeric":
+        return
+    scale = None
+    if physical_kind(sus.metadata) == "frequency":
+        if "freq" not in cache:
+            cache["freq"] = freq_scale_of(list(entry_of.values()))
+        scale = cache["freq"]
+    assess(sus.metadata, entry_of[sus.metadata][2], sus.evidence, slowdown, scale)
 
 
 def _block_suspects(entries: list, where: list[int], aff: np.ndarray, step_index: int | None, lags, min_score: float,

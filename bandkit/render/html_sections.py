@@ -399,6 +399,11 @@ def postmortem_html(section, tr) -> str:
         out.append("<h3>Suspects (metadata that separates the affected runs)</h3>")
         out.append(table_html([[s.get("metadata"), fmt_num(s.get("score"), 3), suspect_evidence(s)] for s in sus[:8]],
                               header=["metadata", "score", "evidence"], numeric=[False, True, False]))
+    if f.get("negligible_suspects"):
+        from .text_runners import negligible_line
+
+        line = negligible_line(f["negligible_suspects"])
+        out.append(f"<p>{esc(line[0].upper() + line[1:])}.</p>")
     if pm is not None and len(getattr(pm, "run_means", ())) and plots_enabled():
         out.append(_runs_figure(pm, tr.trace))
     return "".join(out)

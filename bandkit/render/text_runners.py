@@ -102,6 +102,37 @@ def suspect_evidence(s: dict[str, Any]) -> str:
     return txt + lag_txt
 
 
+def negligible_why(s: dict[str, Any]) -> str:
+    """Why a suspect's difference is too small to matter (``evidence.magnitude_gate``,
+    :mod:`bandkit.postmortem.magnitude`), after its medians: ``3,334 vs 3,330 MHz: a 0.12 % clock change,
+    at most 0.3 % of the slowdown``."""
+    ev = s.get("evidence", {})
+    unit = ev.get("unit") or ""
+    txt = f"{fmt_num(ev.get('median_affected'))} vs {fmt_num(ev.get('median_reference'))}{' ' + unit if unit else ''}"
+    gate, ex = ev.get("magnitude_gate"), ev.get("explains")
+    of_slowdown = f", at most {fmt_pct(ex)} of the slowdown" if ex is not None else ""
+    if gate == "resolution":
+        why = f"{ev.get('effect_quanta', 0):.2g} reading unit(s) of {ev.get('quantum', 0):.3g}"
+    elif gate == "frequency":
+        why = f"a {fmt_pct(ev.get('effect_rel'), 2)} clock change{of_slowdown}"
+    elif gate == "load":
+        why = f"{fmt_num(ev.get('effect'), 2)} more runnable threads{of_slowdown}"
+    elif gate == "temperature":
+        why = f"{fmt_num(ev.get('effect'), 2)} C, within the rounding of two readings"
+    else:
+        why = "too small to matter"
+    return f"{txt}: {why}"
+
+
+def negligible_line(suspects: list[dict[str, Any]], limit: int = 3) -> str:
+    """One line naming the significant suspects whose difference is negligible ("" when none)."""
+    if not suspects:
+        return ""
+    parts = [f"{short_name(s['metadata'])} ({negligible_why(s)})" for s in suspects[:limit]]
+    more = f", and {len(suspects) - limit} more" if len(suspects) > limit else ""
+    return "separate the runs but by too little to matter, not suspects: " + "; ".join(parts) + more
+
+
 def summary_stats_text(st: dict[str, Any], unit: str) -> str:
     """``summary_stats`` in one line: ``mean 1.21 ms ± 0.11 ms (sd), median …, min–max …, n = 120 × 10 it.``"""
     parts = []
@@ -333,6 +364,8 @@ def render(section) -> list[str]:
         lines.append(f"  suspects ({pm.get('reference') or 'affected runs vs the rest'}):")
         rows = _suspect_rows(f["suspects"])
         lines += table(rows, ["metadata", "score", EVIDENCE_HEADER], align="lrl", indent=6)
+    if f.get("negligible_suspects"):
+        lines.append("  " + negligible_line(f["negligible_suspects"]))
     return lines
 
 
