@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..metadata import metadata_unit
+from ..robust import median
 
 #: Rule (a): an effect below this many reading units of the column ...
 K_QUANTA = 3.0
@@ -87,10 +88,10 @@ def _decimal_step(v: np.ndarray) -> float | None:
     """The largest power of ten (1e-6 .. 1e6, at most the largest |value|) of which every value of ``v``
     is a multiple, or None."""
     top = float(np.max(np.abs(v)))
-    for k in range(6, -7, -1):
+    if not (0 < top < math.inf):
+        return None
+    for k in range(min(6, math.floor(math.log10(top))), -7, -1):
         step = 10.0 ** k
-        if step > top:
-            continue
         x = v / step
         if np.all(np.abs(x - np.round(x)) < 1e-6):
             return step
@@ -106,7 +107,7 @@ def slowdown_of(means: np.ndarray, affected: np.ndarray) -> float | None:
     m, a = m[ok], a[ok]
     if not a.any() or a.all():
         return None
-    num, den = float(np.median(m[a])), float(np.median(m[~a]))
+    num, den = float(median(m[a])), float(median(m[~a]))
     if not (num > 0 and den > 0 and math.isfinite(num) and math.isfinite(den)):
         return None
     return num / den
