@@ -21,15 +21,12 @@ from pathlib import Path
 import numpy as np
 
 
-def _num(x):
-    return None if x is None else float(x)
-
-
 def _sus(s) -> dict:
     ev = s.evidence if hasattr(s, "evidence") else s["evidence"]
     keys = ("median_affected", "median_reference", "threshold", "affected_when", "affected_on_side", "affected",
             "reference_on_side", "reference", "unit", "kind", "value", "affected_with_value",
-            "reference_with_value", "p_adjusted", "quantum", "effect_quanta", "effect_rel", "negligible",
+            "reference_with_value", "p_adjusted", "effect", "quantum", "effect_quanta", "effect_rel", "explains",
+            "negligible",
             "magnitude_gate", "ks")
     return {"metadata": s.metadata, "score": round(float(s.score), 3),
             **{k: ev[k] for k in keys if k in ev}}
