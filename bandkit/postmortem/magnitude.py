@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..metadata import metadata_unit
-from ..robust import median
+from ..robust import decimal_resolution, median
 
 #: Rule (a): an effect below this many reading units of the column ...
 K_QUANTA = 3.0
@@ -73,29 +73,16 @@ def physical_kind(column: str) -> str | None:
 
 def quantum(values: np.ndarray) -> float | None:
     """The reading unit of a column: the smallest positive difference between two of its distinct finite
-    values, or the decimal digit all of them are written to (1 MHz, 0.01 load) when that is finer - twenty
-    readings of a per-CPU frequency seldom hold two a unit apart. None: fewer than two distinct values."""
+    values, or the decimal digit all of them are written to (1 MHz, 0.01 load;
+    :func:`bandkit.robust.decimal_resolution`) when that is finer - twenty readings of a per-CPU frequency
+    seldom hold two a unit apart. None: fewer than two distinct values."""
     v = np.unique(np.asarray(values, dtype=np.float64))
     v = v[np.isfinite(v)]
     if v.size < 2:
         return None
     q = float(np.min(np.diff(v)))
-    d = _decimal_step(v)
+    d = decimal_resolution(v)
     return min(q, d) if d is not None else q
-
-
-def _decimal_step(v: np.ndarray) -> float | None:
-    """The largest power of ten (1e-6 .. 1e6, at most the largest |value|) of which every value of ``v``
-    is a multiple, or None."""
-    top = float(np.max(np.abs(v)))
-    if not (0 < top < math.inf):
-        return None
-    for k in range(min(6, math.floor(math.log10(top))), -7, -1):
-        step = 10.0 ** k
-        x = v / step
-        if np.all(np.abs(x - np.round(x)) < 1e-6):
-            return step
-    return None
 
 
 def slowdown_of(means: np.ndarray, affected: np.ndarray) -> float | None:
