@@ -14,6 +14,7 @@ from bandkit.loaders.source import Source
 from bandkit.postmortem import postmortem, rank_suspects, summarize
 from bandkit.postmortem.magnitude import assess, quantum
 from bandkit.render.text_runners import negligible_line
+from bandkit.schema import validate_report
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "runners"
 SPEED2020 = DATA / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"
@@ -56,7 +57,9 @@ def test_one_unit_separation_is_not_the_verdicts_suspect():
     rep = analyze([_step_case(3, marker_temp=False)])
     (f,) = [f for f in rep.findings if f["kind"] == "step"]
     assert "top_suspect" not in f
-    entry = rep.to_dict()["traces"][0]
+    doc = rep.to_dict()
+    validate_report(doc)  # (negligible_suspects and the evidence's magnitude fields are in the schema)
+    entry = doc["traces"][0]
     assert [s["metadata"] for s in entry["negligible_suspects"]] and entry["suspects"] == []
     assert "cpu_freq_mhz_max" in negligible_line(entry["negligible_suspects"])
     text = rep.to_text()
