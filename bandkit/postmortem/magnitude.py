@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..metadata import metadata_unit
-from ..robust import decimal_resolution, median
+from ..robust import decimal_resolution, distinct, median
 
 #: Rule (a): an effect below this many reading units of the column ...
 K_QUANTA = 3.0
@@ -76,8 +76,8 @@ def quantum(values: np.ndarray) -> float | None:
     values, or the decimal digit all of them are written to (1 MHz, 0.01 load;
     :func:`bandkit.robust.decimal_resolution`) when that is finer - twenty readings of a per-CPU frequency
     seldom hold two a unit apart. None: fewer than two distinct values."""
-    v = np.unique(np.asarray(values, dtype=np.float64))
-    v = v[np.isfinite(v)]
+    v = np.asarray(values, dtype=np.float64)
+    v = distinct(v[np.isfinite(v)])  # (np.unique without importing numpy.ma)
     if v.size < 2:
         return None
     q = float(np.min(np.diff(v)))

@@ -12,7 +12,7 @@ from .._lazy import pandas as pd  # (imported on first use: compare never uses i
 
 from .._json import jsonable
 from ..metadata import Coded
-from ..robust import distinct
+from ..robust import distinct, median
 from .magnitude import slowdown_of
 from .suspects import Suspect, candidate, category_codes, column_entry, numeric_dtype, rank_suspects
 
@@ -88,7 +88,7 @@ def summarize(postmortems: Sequence[Any], *, include_outliers: bool = True, max_
 def _relative_means(means: np.ndarray, aff: np.ndarray) -> np.ndarray:
     """Run means over the median of the benchmark's unaffected runs (NaN when it has none, or <= 0)."""
     m = np.asarray(means, dtype=np.float64)
-    ref = float(np.median(m[~aff])) if (~aff).any() else math.nan
+    ref = float(median(m[~aff])) if (~aff).any() else math.nan
     return m / ref if ref > 0 else np.full(m.shape, math.nan)
 
 
