@@ -190,3 +190,62 @@ def test_compare_text_keeps_long_names_of_other_units_whole(tmp_path):
         assert n in text  # (was cut to "…Sharpen…" beside 27-column "9.333 Iterations Per Minute" cells)
     assert all(len(line) <= 100 for line in text.splitlines() if "/" not in line)
     assert all(line.count("Iterations Per") <= 1 for line in text.splitlines())  # (the unit column only)
+
+
+def test_welch_p_float_path_is_bit_equal_to_numpy_steps(monkeypatch):
+    """welch_p's Python-float path (_welch_t_df) gives its numpy steps' p-value bit for bit: random sizes,
+    scales from 1e-200 to 1e200 (overflow and underflow of the squares), rounded values, constant sides,
+    identical sides; and it is taken for ordinary samples (else the test would check nothing)."""
+    import warnings
+
+    import numpy as np
+
+    import bandkit.compare as cmp
+    from bandkit.compare import _welch_t_df, welch_p
+
+    def numpy_steps(a, b):
+        with monkeypatch.context() as m:
+            m.setattr(cmp, "_welch_t_df", lambda a, b: None)
+            return welch_p(a, b)
+
+    rng = np.random.default_rng(11)
+    taken = 0
+    for i in range(4000):
+        n1, n2 = (int(k) for k in rng.integers(2, 80, 2))
+        sc = 10.0 ** rng.uniform(-200, 200) if i % 3 == 0 else 1.0
+        a = np.log(rng.lognormal(0, rng.uniform(1e-6, 0.5), n1) + rng.uniform(0, 2)) * sc
+        b = np.log(rng.lognormal(0.01, rng.uniform(1e-6, 0.5), n2) + rng.uniform(0, 2)) * sc
+        if i % 7 == 0:
+            a, b = np.round(a, 2), np.round(b, 2)
+        if i % 50 == 0:
+            a = np.full(n1, 0.5)
+        if i % 53 == 0:
+            b = a.copy()
+        taken += _welch_t_df(a, b) is not None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ref, got = numpy_steps(a, b), welch_p(a, b)
+        assert got == ref or (np.isnan(got) and np.isnan(ref)), (i, got, ref)
+    assert taken > 2000
+
+
+def test_bootstrap_interval_is_numpy_quantile_of_the_mean_ratios():
+    """_boot_ratio (take + row sums / n) and _interval (one sort) equal ``b[ib].mean(axis=1) /
+    a[ia].mean(axis=1)`` and np.quantile at both ends bit for bit, for several confidence levels."""
+    import numpy as np
+
+    from bandkit.compare import _boot_ratio, _interval
+
+    rng = np.random.default_rng(5)
+    for i in range(600):
+        n, m = (int(k) for k in rng.integers(2, 60, 2))
+        a, b = rng.lognormal(0, 0.2, n), rng.lognormal(0, 0.2, m)
+        if i % 5 == 0:
+            a = np.round(a, 1) + 0.1
+        alpha = 1 - [0.95, 0.9, 0.99, 0.8, float(rng.uniform(0.51, 0.999))][i % 5]
+        r1, r2 = np.random.default_rng(i), np.random.default_rng(i)
+        ia, ib = r1.integers(0, n, size=(500, n)), r1.integers(0, m, size=(500, m))
+        ref = b[ib].mean(axis=1) / a[ia].mean(axis=1)
+        got = _boot_ratio(a, b, 500, r2)
+        assert np.array_equal(ref, got)
+        assert _interval(got, alpha) == (float(np.quantile(ref, alpha / 2)), float(np.quantile(ref, 1 - alpha / 2)))
