@@ -19,7 +19,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -410,6 +410,66 @@ def run_metadata_arrays(
         items.extend((k, v) for k, v in r.items() if k not in const)
         st.fill(i, items, on_error)
     return st.arrays(on_error)
+
+
+#: Registry keys read as numbers / dates (each value is parsed: a check must vouch for it).
+_NUMBER_KEYS = frozenset(k for k, s in REGISTRY.items() if s.kind in ("float", "int"))
+_NUMBER_TYPES = frozenset((int, float, bool, type(None)))
+_STR_OR_NONE = frozenset((str, type(None)))
+#: Prefixes of the columns the composite keys expand to (a key so named could collide with one).
+EXPANDED_PREFIXES = ("cpu_freq_mhz", "cpu_temp_c")
+
+
+def parses_cleanly(records: Sequence[Mapping[str, Any]], constant: Mapping[str, Any] | None = None
+                   ) -> frozenset[str] | None:
+    """The keys of ``records`` and ``constant`` when :func:`run_metadata_arrays` of them (``constant=``) is
+    certain to parse every value without an error (its ``on_error`` never called), else None: a sufficient
+    check, far cheaper than the parse, so that a loader can keep the parse for the first read of a column
+    (``bandkit compare`` reads none) and still refuse bad metadata when it loads. Vouched for: numbers (and
+    None) under the registry's number keys; dates in pyperf's plain form that numpy reads; ``cpu_freq`` in
+    pyperf's own form without CPU ranges; string keys none of which could collide with an expanded column;
+    no ``cpu_temp``. Anything else: None (the caller parses at once, with the errors it gives)."""
+    const = constant or {}
+    keys = set(const).union(*records)
+    if not all(type(k) is str for k in keys) or "cpu_temp" in keys and (
+            const.get("cpu_temp") is not None or any(r.get("cpu_temp") is not None for r in records)):
+        return None
+    for k in keys:
+        if k.startswith(EXPANDED_PREFIXES):
+            return None
+        vals = [r[k] for r in records if k in r]
+        if k in const:
+            vals.append(const[k])
+        types = set(map(type, vals))
+        if int in types:  # (float() of each cannot overflow: a number column of any key)
+            ints = [v for v in vals if type(v) is int]
+            if not (-2 ** 1000 < min(ints) and max(ints) < 2 ** 1000):
+                return None
+        if k not in REGISTRY:
+            continue
+        if k in _NUMBER_KEYS:
+            if not types <= _NUMBER_TYPES:
+                return None
+        elif k in _DATE_KEYS:
+            dates = [v for v in vals if v is not None]
+            if not all(type(v) is str and _PLAIN_DATE.fullmatch(v) for v in dates):
+                return None
+            try:  # (numpy's reader, all at once: the one _parse_date_fast uses on each)
+                np.array([v.replace(" ", "T", 1) for v in dates], dtype="datetime64[ns]")
+            except ValueError:
+                return None
+        elif k == "cpu_freq":
+            if not types <= _STR_OR_NONE:
+                return None
+            for v in set(vals):
+                if v is None:
+                    continue
+                if len(v) > MAX_COMPOSITE or "-" in v or not _FREQ_PLAIN.fullmatch(v) \
+                        or v.count(",") + v.count(";") >= MAX_CPUS:
+                    return None
+        else:
+            return None
+    return frozenset(keys)
 
 
 def _columns(records: list[Mapping[str, Any]], on_error) -> dict[str, Any]:

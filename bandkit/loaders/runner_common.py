@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 from itertools import chain
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from .._json import jsonable as plain
 from ..errors import InputError
-from ..metadata import Coded, run_metadata_arrays
+from ..metadata import EXPANDED_PREFIXES, Coded, parses_cleanly, run_metadata_arrays
 from ..trace import Trace, TraceMeta
 from .options import reject_options  # noqa: F401 (re-exported: the runner loaders import it from here)
 from .source import Source
@@ -147,7 +147,13 @@ def build_runner_trace(
         raise InputError(source.name, f"run {i + 1} of benchmark {name!r}: cannot parse metadata: {exc}",
                          field=key)
 
-    md = run_metadata_arrays([md for _, md in runs], constant=const, on_error=on_error)  # (parsed now: bad metadata is an error of the load)
+    records = [md for _, md in runs]
+    # bad metadata is an error of the load: parsed now unless a cheap check vouches that it parses (then on
+    # the first read of a column: compare reads none)
+    keys = parses_cleanly(records, const)
+    md: Mapping[str, Any] | None = None
+    if keys is None:
+        md = run_metadata_arrays(records, constant=const, on_error=on_error)
     counts = np.array([len(v) for v, _ in runs], dtype=np.int64)
     numbers = np.arange(1, len(runs) + 1, dtype=np.int64) if run_numbers is None else \
         np.asarray(run_numbers, dtype=np.int64)
@@ -155,14 +161,22 @@ def build_runner_trace(
     n = int(counts.sum())
     vidx = np.arange(n, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
     values = np.concatenate([np.asarray(v, dtype=np.float64) for v, _ in runs]) if runs else np.zeros(0)
-    run_time = np.full(len(runs), np.nan)
-    if times is not None:
-        run_time = np.asarray(times, dtype=np.float64)
-    elif "date" in md and len(runs):
-        run_time = _seconds_since_first(md["date"])
-    # the run's metadata repeated onto each of its values when a column is first read (compare reads none)
-    data = RunnerColumns({"time": np.repeat(run_time, counts), "run": run_no, "value_index": vidx,
-                          "value": values}, md, np.repeat(np.arange(len(runs)), counts))
+    take = np.repeat(np.arange(len(runs)), counts)
+    core = {"time": None, "run": run_no, "value_index": vidx, "value": values}
+
+    def run_times(md: Mapping[str, Any]) -> np.ndarray:
+        if times is not None:
+            return np.asarray(times, dtype=np.float64)
+        if "date" in md and len(runs):
+            return _seconds_since_first(md["date"])
+        return np.full(len(runs), np.nan)
+
+    if md is not None:
+        core["time"] = np.repeat(run_times(md), counts)
+        data = RunnerColumns(core, md, take)
+    else:
+        data = RunnerColumns(core, lambda: run_metadata_arrays(records, constant=const, on_error=on_error), take,
+                             keys=keys, run_times=run_times, counts=counts)
     ex = {"values_per_run": plain(sorted(set(counts.tolist()))), "summary_only": False,
           "metadata": plain_metadata_of(const)}
     ex.update(extra or {})
@@ -191,19 +205,45 @@ def _seconds_since_first(d: np.ndarray) -> np.ndarray:
 class RunnerColumns(Mapping):
     """The columns of a runner trace (a read-only mapping for :class:`~bandkit.Trace`): ``time``, ``run``,
     ``value_index``, ``value`` as given, and each per-run metadata column repeated onto its run's values
-    (``pd.Categorical`` for strings) only when first read: ``bandkit compare`` reads none of them."""
+    (``pd.Categorical`` for strings) only when first read: ``bandkit compare`` reads none of them.
+
+    ``per_run``: the per-run metadata columns, or a function that parses them (called once, on the first
+    read of ``time`` or of a metadata column, or of the names; ``keys``: the metadata keys, which answer
+    ``name in columns`` for names no metadata column can have without the parse; ``run_times``: each run's
+    time from the parsed columns, for ``time``; ``counts``: values per run)."""
 
     lazy_columns = True  # (Trace keeps the mapping instead of copying it into a dict)
 
-    def __init__(self, core: dict[str, np.ndarray], per_run: Mapping[str, Any], take: np.ndarray):
+    def __init__(self, core: dict[str, Any], per_run: "Mapping[str, Any] | Callable[[], Mapping[str, Any]]",
+                 take: np.ndarray, *, keys: frozenset[str] | None = None, run_times=None, counts=None):
         self._core = core
-        self._per_run = {k: v for k, v in per_run.items() if k not in core}
         self._take = take
         self._built: dict[str, Any] = {}
         self._raw: dict[str, Any] = {}
+        self._parse = per_run if callable(per_run) else None
+        self._keys, self._run_times, self._counts = keys, run_times, counts
+        self._per_run: dict[str, Any] | None = None if self._parse else self._own(per_run)
+
+    def _own(self, per_run: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in per_run.items() if k not in self._core}
+
+    def _metadata(self) -> dict[str, Any]:
+        """The per-run metadata columns (parsed now if not yet)."""
+        if self._per_run is None:
+            md = self._parse()
+            self._core["time"] = np.repeat(self._run_times(md), self._counts)
+            self._per_run, self._parse = self._own(md), None
+        return self._per_run
+
+    def _core_column(self, name: str) -> Any:
+        a = self._core.get(name)
+        if a is None and name == "time" and name in self._core:
+            self._metadata()
+            a = self._core["time"]
+        return a
 
     def __getitem__(self, name: str) -> Any:
-        a = self._core.get(name)
+        a = self._core_column(name)
         if a is None:
             a = self._built.get(name)
         if a is None:
@@ -217,22 +257,31 @@ class RunnerColumns(Mapping):
         """The column ``name`` as :meth:`__getitem__` gives it, a string column as its
         :class:`~bandkit.metadata.Coded` (int64 codes + categories: no pandas) in place of the
         ``pd.Categorical`` (the post-mortem's report path reads these)."""
-        a = self._core.get(name)
+        a = self._core_column(name)
         if a is None:
             a = self._raw.get(name)
         if a is None:
-            src = self._per_run[name]
+            if not self._could_be_metadata(name):
+                raise KeyError(name)
+            src = self._metadata()[name]
             a = self._raw[name] = src.take(self._take) if isinstance(src, Coded) else src[self._take]
         return a
 
+    def _could_be_metadata(self, name: object) -> bool:
+        """False when no metadata key could make a column ``name`` (no parse needed to say so)."""
+        return self._per_run is not None or name in self._keys or (
+            isinstance(name, str) and name.startswith(EXPANDED_PREFIXES))
+
     def __contains__(self, name: object) -> bool:
-        return name in self._core or name in self._per_run
+        if name in self._core:
+            return True
+        return self._could_be_metadata(name) and name in self._metadata()
 
     def __iter__(self) -> Iterator[str]:
-        return chain(self._core, self._per_run)
+        return chain(self._core, self._metadata())
 
     def __len__(self) -> int:
-        return len(self._core) + len(self._per_run)
+        return len(self._core) + len(self._metadata())
 
 
 def summary_trace(source: Source, fmt: str, name: str, value: float, *, value_unit: str,
