@@ -430,16 +430,23 @@ def parses_cleanly(records: Sequence[Mapping[str, Any]], constant: Mapping[str, 
     pyperf's own form without CPU ranges; string keys none of which could collide with an expanded column;
     no ``cpu_temp``. Anything else: None (the caller parses at once, with the errors it gives)."""
     const = constant or {}
-    keys = set(const).union(*records)
+    in_runs = set().union(*records)
+    keys = in_runs.union(const)
     if not all(type(k) is str for k in keys) or "cpu_temp" in keys and (
             const.get("cpu_temp") is not None or any(r.get("cpu_temp") is not None for r in records)):
         return None
     for k in keys:
         if k.startswith(EXPANDED_PREFIXES):
             return None
-        vals = [r[k] for r in records if k in r]
-        if k in const:
-            vals.append(const[k])
+        if k in in_runs:
+            vals = [r[k] for r in records if k in r]
+            if k in const:
+                vals.append(const[k])
+        else:  # (a constant key: one value)
+            v = const[k]
+            if k not in REGISTRY and type(v) is not int:
+                continue
+            vals = [v]
         types = set(map(type, vals))
         if int in types:  # (float() of each cannot overflow: a number column of any key)
             ints = [v for v in vals if type(v) is int]

@@ -58,7 +58,7 @@ def _line_of(data: bytes, pos: int) -> int:
 def prescan(name: str, data: bytes) -> None:
     """Refuse documents nested deeper than :data:`MAX_DEPTH` or with a number longer than
     :data:`MAX_NUMBER_CHARS` (C-speed scans, before the parser sees them)."""
-    bare = _STRING.sub(b'""', data) if b'"' in data else data
+    bare = _strings_emptied(data)
     # (a run of number characters in ``bare`` is one in ``data`` too: strings only shorten to "", which
     # no run crosses; so without such a run in ``data``, marked by one C translate + find, there is none)
     m = _LONG_NUMBER.search(bare) if _NUMBER_RUN in data.translate(_NUMBER_MARKS) else None
@@ -76,6 +76,21 @@ def prescan(name: str, data: bytes) -> None:
             # the k-th bracket of the stripped text: find it in the original for the line number
             raise InputError(name, f"JSON nested deeper than {MAX_DEPTH} levels",
                              line=_line_of(data, _nth_bracket(data, k)))
+
+
+def _strings_emptied(data: bytes) -> bytes:
+    """``_STRING.sub(b'""', data)``: every string's content removed. Without an escaped quote (``\\"``) in
+    ``data`` and with an even number of quotes, every quote opens or closes a string, so the text between
+    the odd and even quotes is the strings' (a C split and join, ~5x faster than the regex on a 0.5 MB
+    pyperf file); otherwise the regex."""
+    if b'"' not in data:
+        return data
+    if b'\\"' in data:
+        return _STRING.sub(b'""', data)
+    parts = data.split(b'"')
+    if len(parts) % 2 == 0:  # (an odd number of quotes: an unterminated string, left to the regex)
+        return _STRING.sub(b'""', data)
+    return b'""'.join(parts[::2])
 
 
 def _nth_bracket(data: bytes, k: int) -> int:
