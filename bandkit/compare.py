@@ -456,7 +456,9 @@ def _compare_stats(name: str, A: Trace, B: Trace, ra, rb, alpha: float) -> Bench
 def compare_files(path_a, path_b, *, format: str | None = None, limits=None, **kwargs) -> Comparison:
     """Load two result files and :func:`compare` them (``limits``: :class:`bandkit.Limits` for loading)."""
     from .loaders import load_many
+    from .loaders.runner_common import metadata_on_read
 
-    return compare(load_many([path_a], format=format, limits=limits),
-                   load_many([path_b], format=format, limits=limits),
-                   label_a=str(path_a), label_b=str(path_b), **kwargs)
+    with metadata_on_read():  # (compare reads no metadata column: parsed if ever read)
+        a = load_many([path_a], format=format, limits=limits)
+        b = load_many([path_b], format=format, limits=limits)
+    return compare(a, b, label_a=str(path_a), label_b=str(path_b), **kwargs)

@@ -410,21 +410,23 @@ def test_parses_cleanly_vouches_only_for_metadata_that_parses_without_an_error()
 
 @pytest.mark.parametrize("path", PYPERF_FILES, ids=lambda p: p.name[:24])
 def test_metadata_parsed_on_first_read_equals_the_parse_at_load(path, monkeypatch):
-    """Loading a pyperf file parses no metadata when the check vouches for it (compare reads none); the columns
+    """Loading a pyperf file in ``metadata_on_read`` (compare's) parses no metadata when the check vouches for it;
+    outside it, at load as before; the columns
     parsed on first read - names, order, dtypes, values, ``time`` - equal those of the parse at load (the path
     taken when the check does not vouch), and ``name in columns`` answers alike before and after the parse."""
     import bandkit.loaders.runner_common as rc
 
-    lazy = bandkit.load(path)
-    lazy = lazy if isinstance(lazy, list) else [lazy]
+    assert all(t.column_arrays._per_run is not None for t in bandkit.load_many([path]))  # (outside: at load)
+    with rc.metadata_on_read():
+        lazy = bandkit.load_many([path])
     # (telco's cpu_temp and older ", "-separated cpu_freq: the check does not vouch, parsed at load)
     assert all((t.column_arrays._per_run is None) == ("telco" not in path.name) for t in lazy)
     probes = ["time", "run", "value", "catchup", "partial", "nope", "date", "cpu_freq", "cpu_freq_mhz_min"]
     before = [[p in t.column_arrays for p in probes[:6]] for t in lazy]
     assert all((t.column_arrays._per_run is None) == ("telco" not in path.name) for t in lazy)  # (no parse)
     monkeypatch.setattr(rc, "parses_cleanly", lambda records, const: None)
-    eager = bandkit.load(path)
-    eager = eager if isinstance(eager, list) else [eager]
+    with rc.metadata_on_read():
+        eager = bandkit.load_many([path])
     assert len(lazy) == len(eager)
     for t, e, b in zip(lazy, eager, before):
         assert t.column_names == e.column_names
