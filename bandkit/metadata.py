@@ -426,14 +426,14 @@ def parses_cleanly(records: Sequence[Mapping[str, Any]], constant: Mapping[str, 
     certain to parse every value without an error (its ``on_error`` never called), else None: a sufficient
     check, far cheaper than the parse, so that a loader can keep the parse for the first read of a column
     (``bandkit compare`` reads none) and still refuse bad metadata when it loads. Vouched for: numbers (and
-    None) under the registry's number keys; dates in pyperf's plain form that numpy reads; ``cpu_freq`` in
-    pyperf's own form without CPU ranges; string keys none of which could collide with an expanded column;
-    no ``cpu_temp``. Anything else: None (the caller parses at once, with the errors it gives)."""
+    None) under the registry's number keys; dates in pyperf's plain form that numpy reads; ``cpu_freq`` and
+    ``cpu_temp`` strings their parsers read (see :func:`_freq_parses`); string keys none of which
+    could collide with an expanded column. Anything else: None (the caller parses at once, with the errors it
+    gives)."""
     const = constant or {}
     in_runs = set().union(*records)
     keys = in_runs.union(const)
-    if not all(type(k) is str for k in keys) or "cpu_temp" in keys and (
-            const.get("cpu_temp") is not None or any(r.get("cpu_temp") is not None for r in records)):
+    if not all(type(k) is str for k in keys):
         return None
     for k in keys:
         if k.startswith(EXPANDED_PREFIXES):
@@ -465,18 +465,35 @@ def parses_cleanly(records: Sequence[Mapping[str, Any]], constant: Mapping[str, 
                 np.array([v.replace(" ", "T", 1) for v in dates], dtype="datetime64[ns]")
             except ValueError:
                 return None
-        elif k == "cpu_freq":
+        elif k in _EXPANDERS:
             if not types <= _STR_OR_NONE:
                 return None
-            for v in set(vals):
-                if v is None:
-                    continue
-                if len(v) > MAX_COMPOSITE or "-" in v or not _FREQ_PLAIN.fullmatch(v) \
-                        or v.count(",") + v.count(";") >= MAX_CPUS:
-                    return None
+            vouch = _freq_parses if k == "cpu_freq" else _temp_parses
+            if not all(vouch(v) for v in set(vals) if v is not None):
+                return None
         else:
             return None
     return frozenset(keys)
+
+
+def _freq_parses(v: str) -> bool:
+    """Whether :func:`parse_cpu_freq` of ``v`` returns: at once when it certainly does - no ``-`` (a CPU list
+    of digits and commas parses), at most MAX_CPUS CPU numbers (fewer digit runs than that: length below
+    2 x MAX_CPUS) and an ``=N MHz`` group for the general parser (the plain form's parser falls back to it) -,
+    else by the (memoised) expansion itself (CPU ranges)."""
+    if "-" not in v and len(v) < 2 * MAX_CPUS and _FREQ_ITEM.search(v) is not None:
+        return True
+    try:
+        _expand_freq_str(v)
+    except (ValueError, TypeError, OverflowError):
+        return False
+    return True
+
+
+def _temp_parses(v: str) -> bool:
+    """:func:`parse_cpu_temp` of ``v`` certainly returns (sufficient): not too long, and an item it reads."""
+    return len(v) <= MAX_COMPOSITE and any(len(item) <= 1000 and _TEMP_RE.search(item)
+                                           for item in re.split(r"[,;]", v))
 
 
 def _columns(records: list[Mapping[str, Any]], on_error) -> dict[str, Any]:

@@ -376,11 +376,14 @@ def test_parses_cleanly_vouches_only_for_metadata_that_parses_without_an_error()
     rng = np.random.default_rng(17)
     good = {"date": ["2020-06-05 16:02:52.637194", "2020-06-05T16:02:53", None],
             "boot_time": ["2020-04-18 01:36:35", None], "duration": [2.5, 3, None, True],
-            "mem_max_rss": [23396352, 10 ** 30, None], "cpu_freq": ["1=2967 MHz; 3,5,7=3332 MHz", "0,1=1000.5 MHz", None],
+            "mem_max_rss": [23396352, 10 ** 30, None],
+            "cpu_freq": ["1=2967 MHz; 3,5,7=3332 MHz", "0,1=1000.5 MHz", "2=3596 MHz, 3=2998 MHz", " 0 =1 MHz", None],
+            "cpu_temp": ["coretemp:Physical id 0=67 C, coretemp:Core 0=51 C", "s=50 C", None],
             "host": ["a", 3, None, ["x", 1], 10 ** 40], "loops": [1, 2.0], "flag": [True, False]}
     bad = {"date": ["not a date", "2020-02-30 10:00:00", "2020-06-05T16:00:00+02:00", 20200605, "2020-06-05"],
            "boot_time": ["yesterday"], "duration": ["2.5 s", "x", 10 ** 400], "mem_max_rss": ["many", [1]],
-           "cpu_freq": ["nonsense", "0-3=3300 MHz", "3-1=3300 MHz", 3300, ""], "cpu_temp": ["s=50 C", "hot"],
+           "cpu_freq": ["nonsense", "3-1=3300 MHz", "1-=3300 MHz", 3300, "x" * 70000 + "=1 MHz"],
+           "cpu_temp": ["hot", 50, "x" * 70000 + "=50 C"],
            "cpu_freq_mhz_min": ["x", 5.0], "cpu_temp_c": [40], "host": [10 ** 400]}
     vouched = vouched_good = 0
     for trial in range(1500):
@@ -419,11 +422,10 @@ def test_metadata_parsed_on_first_read_equals_the_parse_at_load(path, monkeypatc
     assert all(t.column_arrays._per_run is not None for t in bandkit.load_many([path]))  # (outside: at load)
     with rc.metadata_on_read():
         lazy = bandkit.load_many([path])
-    # (telco's cpu_temp and older ", "-separated cpu_freq: the check does not vouch, parsed at load)
-    assert all((t.column_arrays._per_run is None) == ("telco" not in path.name) for t in lazy)
+    assert all(t.column_arrays._per_run is None for t in lazy)
     probes = ["time", "run", "value", "catchup", "partial", "nope", "date", "cpu_freq", "cpu_freq_mhz_min"]
     before = [[p in t.column_arrays for p in probes[:6]] for t in lazy]
-    assert all((t.column_arrays._per_run is None) == ("telco" not in path.name) for t in lazy)  # (no parse)
+    assert all(t.column_arrays._per_run is None for t in lazy)  # (answered without the parse)
     monkeypatch.setattr(rc, "parses_cleanly", lambda records, const: None)
     with rc.metadata_on_read():
         eager = bandkit.load_many([path])
