@@ -440,3 +440,44 @@ def test_metadata_parsed_on_first_read_equals_the_parse_at_load(path, monkeypatc
                 assert x.categories == y.categories and np.array_equal(x.codes, y.codes)
             else:
                 assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), c
+
+
+def test_pyperf_warmups_inline_path_equals_warmup_function(tmp_path, monkeypatch):
+    """pyperf 1.0 warm-ups read inline (plain numbers that _warmup accepts) give what _warmup gives, and every
+    other warm-up goes to _warmup (the same error): random warm-ups of ints, floats, bools, zero / negative /
+    huge / tiny values, strings, NaN, short lists; compared with the loader whose inline path is off."""
+    import bandkit.loaders.pyperf as lp
+    from bandkit.errors import InputError
+
+    rng = np.random.default_rng(23)
+    pool = [1, 2, 3.0, 0.5, 0, -1, True, 1e31, 1e-31, 2.5e-05, 0.61, "1", None, float("nan"), 10 ** 40]
+
+    def outcome(path):
+        try:
+            return [t.meta.extra["warmups"] for t in bandkit.load_many([path])]
+        except InputError as exc:
+            return str(exc)
+
+    inline = 0
+    for trial in range(300):
+        runs = []
+        for _ in range(3):
+            ws = []
+            for _ in range(int(rng.integers(0, 4))):
+                k = int(rng.integers(0, 12))
+                if k == 0:
+                    ws.append([pool[int(rng.integers(0, len(pool)))]])
+                elif k < 8:
+                    ws.append([int(rng.choice([1, 2, 4])), float(rng.uniform(0.1, 1))])
+                else:
+                    ws.append([pool[int(rng.integers(0, len(pool)))], pool[int(rng.integers(0, len(pool)))]])
+            runs.append({"warmups": ws, "values": [0.5, 0.6]})
+        p = tmp_path / f"w{trial}.json"
+        p.write_text(json.dumps({"version": "1.0", "metadata": {"name": "b"}, "benchmarks": [{"runs": runs}]}))
+        got = outcome(p)
+        with monkeypatch.context() as m:
+            m.setattr(lp, "_PLAIN", frozenset())
+            ref = outcome(p)
+        assert got == ref or (str(got) == str(ref)), (runs, got, ref)
+        inline += isinstance(got, list)
+    assert 50 < inline < 300

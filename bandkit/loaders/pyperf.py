@@ -10,14 +10,17 @@ number, None for calibration runs).
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..errors import InputError
 from ..trace import Trace
-from .runner_common import as_float, as_floats, build_runner_trace, flat_floats, read_json, reject_options, require
+from .runner_common import (as_float, as_floats, build_runner_trace, flat_floats, plausible, read_json, reject_options,
+                            require)
 from .source import Source
 
 _UNITS = {"second": "s", "byte": "B", "integer": ""}
+_PLAIN = frozenset((int, float))  # (JSON numbers; bool excluded)
 
 
 def load_pyperf(source: Source, **options: Any) -> list[Trace]:
@@ -78,7 +81,17 @@ def load_pyperf(source: Source, **options: Any) -> list[Trace]:
                 raise InputError(source.name, "expected an object", field=rw + "metadata")
             run_no = ri + 1 if len(vals) else None  # pyperf dump's numbering: calibration runs counted
             inner = md.get("inner_loops", const.get("inner_loops", 1))
+            per_loop = None if old else 1.0  # (format 1.0: warm-ups per loop iteration already)
             for wi, w in enumerate(run.get("warmups") or []):
+                if per_loop is not None and type(w) is list and len(w) == 2 and type(w[0]) in _PLAIN \
+                        and type(w[1]) in _PLAIN:
+                    try:  # (what _warmup makes of them, when it accepts them; else its error)
+                        loops, value = float(w[0]), float(w[1])
+                    except OverflowError:
+                        loops = value = math.nan
+                    if loops >= 1 and plausible(loops) and plausible(value):
+                        warmups.append([ri + 1, run_no, loops, value])
+                        continue
                 warmups.append([ri + 1, run_no, *_warmup(source, w, f"{rw}warmups[{wi}]", version, inner)])
             if len(vals):
                 runs.append((vals, md))
