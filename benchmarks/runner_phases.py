@@ -1,5 +1,7 @@
 """Where the CPU time of ``bandkit report A`` and ``bandkit compare A B`` goes, phase by phase, in fresh
-processes (``time.process_time``; the phases the CLI runs, in its order), one or two source trees alternating:
+processes (``time.process_time``; the phases the CLI runs, in its order; one process per command, compare's
+loads inside ``metadata_on_read`` as ``compare_files`` does where the tree has it), one or two source trees
+alternating:
 
     python benchmarks/runner_phases.py A.json.gz B.json.gz --rounds 3 [--tree DIR ...]
 
@@ -18,7 +20,7 @@ import subprocess
 import sys
 
 CHILD = r"""
-import json, os, sys, time
+import contextlib, json, os, sys, time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # (as bandkit_entry.main)
 T = time.process_time
 out = {}
@@ -26,37 +28,48 @@ t = T()
 def mark(name):
     global t
     now = T(); out[name] = round(1000 * (now - t), 1); t = now
+mode, A, B = sys.argv[1], sys.argv[2], sys.argv[3]
 import numpy
 mark("import numpy")
 import bandkit.cli
 mark("import bandkit.cli")
 from bandkit.loaders.registry import load_traces
-A, B = sys.argv[1], sys.argv[2]
-a = load_traces(A)
-mark("load A")
-b = load_traces(B)
-mark("load B")
-import bandkit.postmortem as pm
-mark("import postmortem")
-from bandkit.analyze import analyze
-rep = analyze(a)
-mark("report: analyze A")
-rep.to_text(color=False)
-mark("report: text")
-from bandkit.compare import compare
-orig, spent = pm.run_verdict, [0.0]
-def timed(*x, **k):
-    s = T()
-    try:
-        return orig(*x, **k)
-    finally:
-        spent[0] += T() - s
-pm.run_verdict = timed
-cmp = compare(a, b)
-mark("compare(A, B)")
-out["  of which verdicts"] = round(1000 * spent[0], 1)
-cmp.to_text()
-mark("compare: text")
+try:  # (compare_files loads in it: metadata parsed on first read, where the tree has it)
+    from bandkit.loaders.runner_common import metadata_on_read
+except ImportError:
+    metadata_on_read = contextlib.nullcontext
+if mode == "report":
+    a = load_traces(A)
+    mark("load A")
+    import bandkit.postmortem as pm
+    mark("import postmortem")
+    from bandkit.analyze import analyze
+    rep = analyze(a)
+    mark("report: analyze A")
+    rep.to_text(color=False)
+    mark("report: text")
+else:
+    with metadata_on_read():
+        a = load_traces(A)
+        mark("compare: load A")
+        b = load_traces(B)
+        mark("compare: load B")
+    import bandkit.postmortem as pm
+    mark("import postmortem")
+    from bandkit.compare import compare
+    orig, spent = pm.run_verdict, [0.0]
+    def timed(*x, **k):
+        s = T()
+        try:
+            return orig(*x, **k)
+        finally:
+            spent[0] += T() - s
+    pm.run_verdict = timed
+    cmp = compare(a, b)
+    mark("compare(A, B)")
+    out["  of which verdicts"] = round(1000 * spent[0], 1)
+    cmp.to_text()
+    mark("compare: text")
 print(json.dumps(out))
 """
 
@@ -75,14 +88,19 @@ def main(argv=None) -> int:
             env = dict(os.environ)
             if tree:
                 env["PYTHONPATH"] = tree + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-            out = subprocess.run([sys.executable, "-c", CHILD, args.a, args.b], capture_output=True, text=True,
-                                 env=env, check=True)
-            res[tree].append(json.loads(out.stdout.strip().splitlines()[-1]))
+            row = {}
+            for mode in ("report", "compare"):  # (each in its own process, in the CLI's order of phases)
+                out = subprocess.run([sys.executable, "-c", CHILD, mode, args.a, args.b], capture_output=True,
+                                     text=True, env=env, check=True)
+                got = json.loads(out.stdout.strip().splitlines()[-1])
+                row.update({(k if k.startswith(("report", "compare", "  ")) else f"{mode}: {k}"): v
+                            for k, v in got.items()})
+            res[tree].append(row)
             print(f"round {r + 1} {tree or 'installed'}: {res[tree][-1]} | load {os.getloadavg()[0]:.2f}", flush=True)
     for tree, rows in res.items():
         print(f"median, {tree or 'installed'}:")
         for k in rows[0]:
-            print(f"  {k:24s} {statistics.median(x[k] for x in rows):7.1f} ms")
+            print(f"  {k:30s} {statistics.median(x[k] for x in rows):7.1f} ms")
     return 0
 
 
