@@ -48,7 +48,7 @@ from .display import DisplayMixin, render
 from .errors import UsageError
 from .robust import decimal_resolution
 from ._json import jsonable
-from .trace import Trace
+from .trace import SECONDS_PER_UNIT, Trace
 
 # (``import bandkit.compare`` imports neither pandas nor scipy: the post-mortem's verdicts and run tables are
 # imported by the calls that use them; comparing per-run results imports no scipy at all (Welch's p by
@@ -182,20 +182,22 @@ def _geomean_ci(ratios: np.ndarray, confidence: float, n_boot: int, rng: np.rand
     return gm, _interval(boots, alpha)
 
 
-#: Units whose smaller values are better (times); other units need the file to say (PTS ``Proportion``).
-TIME_UNITS = frozenset({"s", "sec", "second", "seconds", "Seconds", "ms", "us", "µs", "ns"})
-
-
 def direction(a: Trace, b: Trace) -> bool | None:
     """True when higher values are better (the files say so: PTS HIB, ``--higher-is-better``), False for
-    times and lower-is-better results, None when unknown or when the two files disagree."""
+    times (smaller is better: :data:`bandkit.trace.SECONDS_PER_UNIT`) and lower-is-better results, None
+    when unknown or when the two files disagree."""
     def one(t: Trace) -> bool | None:
         h = t.meta.extra.get("higher_is_better")
         if h is not None:
             return bool(h)
-        return False if (t.meta.value_unit or "").strip() in TIME_UNITS else None
+        return False if (t.meta.value_unit or "").strip() in SECONDS_PER_UNIT else None
     da, db = one(a), one(b)
     return da if da == db else None
+
+
+def oriented(benchmarks) -> bool:
+    """Some benchmark is higher-is-better: ratios are then oriented (see :func:`geomean_ratios`)."""
+    return any(c.higher_is_better for c in benchmarks)
 
 
 def geomean_ratios(benchmarks) -> np.ndarray:
@@ -203,7 +205,7 @@ def geomean_ratios(benchmarks) -> np.ndarray:
     (times, pyperf, hyperfine...); otherwise each oriented so that < 1 means B is better (A/B for
     higher-is-better results), and results of unknown direction left out (a geometric mean of MB/s
     and seconds together says nothing)."""
-    if not any(c.higher_is_better for c in benchmarks):
+    if not oriented(benchmarks):
         return np.array([c.ratio for c in benchmarks])
     return np.array([1.0 / c.ratio if c.higher_is_better else c.ratio
                      for c in benchmarks if c.higher_is_better is not None])
@@ -211,7 +213,7 @@ def geomean_ratios(benchmarks) -> np.ndarray:
 
 def geomean_definition(benchmarks) -> str:
     """What ``geomean`` is the geometric mean of (see :func:`geomean_ratios`)."""
-    if not any(c.higher_is_better for c in benchmarks):
+    if not oriented(benchmarks):
         return "B/A"
     return "B/A of lower-is-better results and A/B of higher-is-better ones (< 1: B better); unknown direction left out"
 

@@ -21,6 +21,13 @@ from .display import DisplayMixin
 #: Trace kinds.
 KINDS = ("ftq", "runner", "series", "history")
 
+#: Seconds per unit of the time units result files write (``TraceMeta.value_unit``): pyperf's "second",
+#: Google Benchmark's "us", PTS's "Seconds". The text renderer, the plots and ``compare``'s direction of
+#: better read times by it.
+SECONDS_PER_UNIT = MappingProxyType({
+    "s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "Seconds": 1.0, "Second": 1.0,
+    "ms": 1e-3, "milliseconds": 1e-3, "us": 1e-6, "µs": 1e-6, "microseconds": 1e-6, "ns": 1e-9, "nanoseconds": 1e-9})
+
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping or {}))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-#: Seconds per unit of the time units runners write.
-SECONDS = {"s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+from ..trace import SECONDS_PER_UNIT as SECONDS  # (seconds per unit of the time units runners write)
 
 
 def time_unit_for(seconds: float) -> tuple[float, str]:

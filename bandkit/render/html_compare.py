@@ -27,7 +27,7 @@ def compare_fragment(cmp, plots: bool = True) -> str:
                                    caption="filled: significant; grey: noisy; bars: confidence interval"))
         except Exception as exc:  # a plot that fails is a note, not a lost page
             out.append(error_html("the ratio plot", exc))
-    header, rows = compare_rows(cmp, short_names=False)
+    header, rows = compare_rows(cmp)
     out.append(table_html(rows, header=header, numeric=[h in COMPARE_NUMERIC for h in header]))
     return _wrap("".join(out))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..trace import SECONDS_PER_UNIT as _SECONDS
 from .textutil import ellipsize, fmt_num, fmt_pct, fmt_time, fmt_time_as, shorten_distinct, table
 
 
@@ -15,10 +16,6 @@ def _ci(lo, hi) -> str:
     end = lambda v: "?" if v is None or not math.isfinite(v) else f"{v:.3f}"  # noqa: E731
     return f"{end(lo)}–{end(hi)}"
 
-#: Seconds per unit of the time units runners write (Google Benchmark's "us"; PTS's "Seconds").
-_SECONDS = {"s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
-            "Seconds": 1.0, "Second": 1.0, "milliseconds": 1e-3, "microseconds": 1e-6, "nanoseconds": 1e-9}
-
 
 def fmt_value(x: float | None, unit: str) -> str:
     """A measured value with its unit (times in s get a readable unit)."""
@@ -28,6 +25,12 @@ def fmt_value(x: float | None, unit: str) -> str:
     if scale is not None:
         return fmt_time(x * scale)
     return f"{fmt_num(x)} {unit}".rstrip()
+
+
+def fmt_cell(x: float | None, unit: str, digits: int = 4) -> str:
+    """A value in a table that has a unit column: a time with its readable unit, anything else as a bare
+    number (the unit is in its own column)."""
+    return fmt_value(x, unit) if unit in _SECONDS else fmt_num(x, digits)
 
 
 def short_name(name: str, width: int = 22) -> str:
@@ -152,8 +155,6 @@ def summary_stats_text(st: dict[str, Any], unit: str) -> str:
     return ", ".join(parts) + f" [{st.get('source', '')}]"
 
 
-
-
 def fmt_value_as(x: float | None, unit: str, like: float | None) -> str:
     """:func:`fmt_value` in the time unit of ``like`` (a spread in the unit of its mean)."""
     scale = _SECONDS.get(unit)
@@ -252,13 +253,11 @@ def group_table(trs) -> tuple[list[str], list[list[str]]]:
         s = tr.section("summary")
         vs = (s.fields.get("value_stats") if s is not None else None) or {}
         n = vs.get("runs") if vs.get("source") == "values" else vs.get("n")
-        is_time = unit in _SECONDS
-        val = (lambda x, u=unit: fmt_value(x, u)) if is_time else fmt_num
         sd = vs.get("stddev")
-        row = [tr.trace.label, "–" if n is None else f"{n:,}", val(vs.get("mean")),
-               "–" if sd is None else "± " + (fmt_value(sd, unit) if is_time else fmt_num(sd, 3)),
-               val(vs.get("median")), val(vs.get("min")), val(vs.get("max"))]
-        rows.append(row + ([("" if is_time else unit)] if plain else []))
+        row = [tr.trace.label, "–" if n is None else f"{n:,}", fmt_cell(vs.get("mean"), unit),
+               "–" if sd is None else "± " + fmt_cell(sd, unit, 3), fmt_cell(vs.get("median"), unit),
+               fmt_cell(vs.get("min"), unit), fmt_cell(vs.get("max"), unit)]
+        rows.append(row + ([("" if unit in _SECONDS else unit)] if plain else []))
     header = ["benchmark", "runs" if f0["kind"] == "too_few_runs" else "n", "mean", "sd", "median", "min", "max"]
     return header + (["unit"] if plain else []), rows
 
@@ -471,19 +470,18 @@ def compare_notes(cmp) -> list[str]:
 COMPARE_NUMERIC = frozenset({"A", "B", "B/A", "CI", "p"})
 
 
-def compare_rows(cmp, short_names: bool = True) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the comparison table, sorted by ratio (names cut apart to 30 columns when
-    ``short_names``). Times carry their readable unit; other units (PTS MB/s) get a column of their own."""
+def compare_rows(cmp) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the comparison table, sorted by ratio, names whole (the text renderer shortens
+    them: :func:`stacked_table`). Times carry their readable unit; other units (PTS MB/s) get a column of
+    their own."""
     rows = []
     ordered = sorted(cmp.benchmarks, key=lambda c: c.ratio)
-    names = [c.name for c in ordered]
     plain = any(c.unit not in _SECONDS for c in ordered)
-    for name, c in zip(shorten_distinct(names, 30) if short_names else names, ordered):
+    for c in ordered:
         ci = _ci(c.ci_low, c.ci_high)
         flag = ("*" if c.significant else " ") + ("!" if c.noisy else " ")
-        is_time = c.unit in _SECONDS
-        val = (lambda x, u=c.unit: fmt_value(x, u)) if is_time else fmt_num
-        rows.append([name, val(c.mean_a), val(c.mean_b)] + ([("" if is_time else c.unit)] if plain else []) +
+        unit_col = [("" if c.unit in _SECONDS else c.unit)] if plain else []
+        rows.append([c.name, fmt_cell(c.mean_a, c.unit), fmt_cell(c.mean_b, c.unit)] + unit_col +
                     [f"{c.ratio:.3f}", ci, fmt_p(c.p_value), flag, COMPARE_METHOD_SHORT.get(c.method, c.method),
                      "; ".join(c.noisy_reasons)])
     return ["benchmark", "A", "B"] + (["unit"] if plain else []) + ["B/A", "CI", "p", "", "from", "noisy because"], rows
@@ -491,15 +489,14 @@ def compare_rows(cmp, short_names: bool = True) -> tuple[list[str], list[list[st
 
 def compare_summary(cmp) -> list[str]:
     """The comparison's conclusions: geometric means, counts, unmatched and skipped benchmarks."""
-    lines = []
-    from ..compare import geomean_ratios
+    from ..compare import geomean_ratios, oriented
 
-    oriented = any(c.higher_is_better for c in cmp.benchmarks)
+    lines = []
     if cmp.geomean is not None:
         ci = f" ({cmp.geomean_ci[0]:.3f}–{cmp.geomean_ci[1]:.3f})" if cmp.geomean_ci else ""
         n = len(geomean_ratios(cmp.benchmarks))
         what = (f"geometric mean over {n} benchmarks of B/A, with A/B for higher-is-better results (< 1: B better)"
-                if oriented else f"geometric mean of B/A over {n} benchmarks")
+                if oriented(cmp.benchmarks) else f"geometric mean of B/A over {n} benchmarks")
         left = len(cmp.benchmarks) - n
         lines.append(f"{what}: {cmp.geomean:.3f}{ci}" + (f"; {left} of unknown direction left out" if left else ""))
     if cmp.geomean_clean is not None:
@@ -508,7 +505,7 @@ def compare_summary(cmp) -> list[str]:
         lines.append(f"  without noisy benchmarks ({n}): {cmp.geomean_clean:.3f}{ci}")
     sig = [c for c in cmp.benchmarks if c.significant]
     how = ""
-    if oriented and sig:
+    if oriented(cmp.benchmarks) and sig:
         known = [c for c in sig if c.higher_is_better is not None]
         better = sum((c.ratio > 1) == bool(c.higher_is_better) for c in known)
         unknown = len(sig) - len(known)
@@ -527,7 +524,7 @@ def compare_summary(cmp) -> list[str]:
 def render_compare(cmp) -> list[str]:
     """Table of a :class:`bandkit.compare.Comparison` (ratio = B / A of the mean run means)."""
     lines = [f"A: {cmp.label_a}", f"B: {cmp.label_b}", *compare_notes(cmp), ""]
-    header, rows = compare_rows(cmp, short_names=False)
+    header, rows = compare_rows(cmp)
     return lines + stacked_table(rows, header, "".join("r" if h in COMPARE_NUMERIC else "l" for h in header),
                                  indent=2, name_width=30) + [""] + compare_summary(cmp)
 
