@@ -146,27 +146,15 @@ def _boot_ratio(a: np.ndarray, b: np.ndarray, n_boot: int, rng: np.random.Genera
 
 
 def _interval(boots: np.ndarray, alpha: float) -> tuple[float, float]:
-    """``(np.quantile(boots, alpha / 2), np.quantile(boots, 1 - alpha / 2))`` of bootstrap ratios (finite,
-    positive), numpy's linear method step for step (virtual index ``(n - 1) q``, its two neighbours, numpy's
-    ``_lerp``) with the four neighbours from one ``np.partition`` (the same order statistics as a sort) instead
-    of two np.quantile calls (~0.17 ms each here, and numpy.ma's import); anything else by np.quantile."""
-    n = boots.size
-    if boots.dtype != np.float64 or boots.ndim != 1 or n < 2 or not np.isfinite(boots).all():
+    """``(np.quantile(boots, alpha / 2), np.quantile(boots, 1 - alpha / 2))`` of bootstrap ratios:
+    :func:`bandkit.postmortem.noise.quantiles` (numpy's linear method, both ends from one partition, no
+    numpy.ma import) for finite ratios, np.quantile itself for anything else."""
+    if not np.isfinite(boots).all():
         return float(np.quantile(boots, alpha / 2)), float(np.quantile(boots, 1 - alpha / 2))
-    spots = []
-    for q in (alpha / 2, 1 - alpha / 2):
-        vi = (n - 1) * q
-        lo = math.floor(vi)
-        hi = min(lo + 1, n - 1)
-        spots.append((vi, lo, hi))
-    part = np.partition(boots, sorted({k for _, lo, hi in spots for k in (lo, hi)}))
-    out = []
-    for vi, lo, hi in spots:
-        g = vi - lo
-        a, b = float(part[lo]), float(part[hi])
-        d = b - a
-        out.append(b - d * (1 - g) if g >= 0.5 else a + d * g)
-    return out[0], out[1]
+    from .postmortem.noise import quantiles  # (imported by the compare path already: run tables, verdicts)
+
+    lo, hi = quantiles(boots, (alpha / 2, 1 - alpha / 2))
+    return lo, hi
 
 
 def _geomean_ci(ratios: np.ndarray, confidence: float, n_boot: int, rng: np.random.Generator):

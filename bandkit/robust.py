@@ -101,9 +101,9 @@ def median_period(times, *, grid: bool = False) -> float | None:
     return best
 
 
-#: Up to this many values :func:`median` sorts a copy (NaNs last, as a partition puts them) instead of
-#: partitioning.
-_SORT_MAX = 64
+#: Up to this many values :func:`median` (and ``postmortem.noise.quantiles``) sorts a copy (NaNs last, as a
+#: partition puts them) instead of partitioning.
+SORT_MAX = 64
 
 
 def median(a: np.ndarray) -> np.float64:
@@ -114,7 +114,7 @@ def median(a: np.ndarray) -> np.float64:
     if n == 0:
         return np.median(a)  # (NaN and numpy's warning)
     h = n // 2
-    if n <= _SORT_MAX:  # (the same order statistics; a copy's in-place sort costs ~1/6 of a partition here)
+    if n <= SORT_MAX:  # (the same order statistics; a copy's in-place sort costs ~1/6 of a partition here)
         p = a.copy()
         p.sort()
     else:
