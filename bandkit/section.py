@@ -21,6 +21,8 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from .errors import InvalidValueError
+
 @dataclass(frozen=True, eq=False)
 class Series:
     """The series an analysis saw, so that renderers and plots draw it instead of deriving it again.
@@ -152,12 +154,21 @@ def skipped(name: str, reason: str, fields: Mapping[str, Any] | None = None, **d
     return SectionResult(name, dict(fields or {}), skipped={"reason": reason, "detail": dict(detail)})
 
 
-def skipped_by(name: str, exc: Exception, fields: Mapping[str, Any] | None = None) -> SectionResult:
+def skipped_by(name: str, exc: Exception, fields: Mapping[str, Any] | None = None,
+               params: Mapping[str, Any] | None = None) -> SectionResult:
     """:func:`skipped` for an analysis' :class:`~bandkit.errors.UsageError`: its reason when it is a
-    :class:`~bandkit.errors.NotAnalysable`, else ``usage_error`` with its message."""
+    :class:`~bandkit.errors.NotAnalysable`, else ``usage_error`` with its message.
+
+    ``params``: the caller's options for this section (``AnalysisOptions.params[name]``). When the
+    caller gave some and the analysis refused one as invalid whatever the trace
+    (:class:`~bandkit.errors.InvalidValueError`, e.g. ``n_bands=-1``), the error is the caller's: it is
+    raised, naming the section, instead of becoming a ``skipped`` entry on every trace. An option that
+    only does not fit this trace (a spectrum segment longer than it) stays a ``usage_error`` entry."""
     reason = getattr(exc, "reason", None)
     if reason is not None:
         return skipped(name, reason, fields, **exc.detail)
+    if params and isinstance(exc, InvalidValueError):
+        raise InvalidValueError(f"AnalysisOptions params[{name!r}]: {exc}") from exc
     return skipped(name, "usage_error", fields, message=" ".join(str(exc).split()))
 
 

@@ -12,6 +12,7 @@ import pytest
 import bandkit
 import report_cache as rc
 from bandkit.analyze import TraceReport
+from bandkit.errors import InvalidValueError
 from bandkit.render.skipped import PHRASES, SECTION_TITLES, skipped_phrase
 from bandkit.schema import report_schema, validate_report
 from bandkit.section import SECTIONS, SKIP_REASONS, TRACE_SECTIONS, AnalysisOptions, skip_reasons_table, skipped
@@ -182,3 +183,21 @@ def test_two_rates_or_one_ftq_trace_list_nothing_across():
     # nor to the threads of one file (one run, one rate)
     threads = bandkit.analyze([_ftq(10000.0, path="mpi.dat"), _ftq(10000.0, n=401, path="mpi.dat")])
     assert threads.to_dict()["skipped"] == [] and threads.to_dict()["interference"] is None
+
+
+@pytest.mark.parametrize("section, params, needle", [
+    ("bands", {"n_bands": -1}, "n_bands"),
+    ("bands", {"min_share": 5}, "min_share"),
+    ("changepoints", {"alpha": 7}, "alpha"),
+    ("changepoints", {"penalty": "nope"}, "penalty"),
+    ("spectrum", {"segment_s": -3.0}, "segment_s"),
+    ("spectrum", {"alpha": 2.0}, "alpha"),
+])
+def test_an_invalid_option_is_the_callers_error_not_a_skipped_section(section, params, needle):
+    """A value wrong whatever the trace raises (naming the section), instead of a ``skipped`` entry
+    on every trace; one that only does not fit this trace stays a skip (test above)."""
+    t = _trace(np.r_[np.full(500, 100.0), np.full(500, 90.0)], kind="ftq", hz=1000.0)
+    with pytest.raises(InvalidValueError, match=rf"params\['{section}'\].*{needle}"):
+        bandkit.analyze(t, AnalysisOptions(params={section: params}))
+    with pytest.raises(ValueError):  # scikit-learn's convention for a bad parameter value
+        bandkit.analyze(t, AnalysisOptions(params={section: params}))

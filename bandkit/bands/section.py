@@ -57,7 +57,7 @@ def section(trace, options):
     try:
         res = find_bands(trace, per_run=bool(per_run), **params)
     except UsageError as exc:
-        return skipped_by("bands", exc)
+        return skipped_by("bands", exc, params=options.for_section("bands") if options is not None else None)
     d = res.to_dict()
     ok = supported_bands(res)
     for b in d["bands"]:

@@ -15,7 +15,7 @@ from numbers import Real
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import InvalidValueError, UsageError
 from . import costs as _costs
 from . import noise as _noise
 from . import penalty as _pen
@@ -124,28 +124,28 @@ def _validate(values, times, cost, penalty, alpha, min_size, ci, confidence, wan
     if not np.all(np.isfinite(y)):
         raise UsageError("detect_changepoints: values contain NaN or inf; drop or fill them first")
     if cost not in ("auto",) + _costs.COSTS:
-        raise UsageError(f"unknown cost {cost!r}; use 'auto', 'l2' or 'robust'")
+        raise InvalidValueError(f"unknown cost {cost!r}; use 'auto', 'l2' or 'robust'")
     try:
         min_size = int(min_size)
     except (TypeError, ValueError):
-        raise UsageError(f"min_size must be an integer, got {min_size!r}") from None
+        raise InvalidValueError(f"min_size must be an integer, got {min_size!r}") from None
     if min_size < 1:
-        raise UsageError("min_size must be >= 1")
+        raise InvalidValueError("min_size must be >= 1")
     if not 0 < confidence < 1:
-        raise UsageError("confidence must be in (0, 1)")
+        raise InvalidValueError("confidence must be in (0, 1)")
     if isinstance(penalty, Real) and not isinstance(penalty, bool):
         if not (np.isfinite(penalty) and penalty >= 0):
-            raise UsageError("penalty must be a finite number >= 0")
+            raise InvalidValueError("penalty must be a finite number >= 0")
         rule, pen = "fixed", float(penalty)
     elif isinstance(penalty, str) and penalty in _pen.PENALTIES:
         rule, pen = penalty, None
     else:
-        raise UsageError(f"unknown penalty {penalty!r}; use 'auto', 'mbic', 'bic' or a number")
+        raise InvalidValueError(f"unknown penalty {penalty!r}; use 'auto', 'mbic', 'bic' or a number")
     if not (alpha is None or alpha == "auto" or (isinstance(alpha, Real) and not isinstance(alpha, bool)
                                                  and 0 < alpha <= 1)):
-        raise UsageError(f"alpha must be in (0, 1], 'auto' or None, got {alpha!r}")
+        raise InvalidValueError(f"alpha must be in (0, 1], 'auto' or None, got {alpha!r}")
     if not (isinstance(wander, Real) and 0 <= wander < 10):
-        raise UsageError(f"wander must be a number in [0, 10), got {wander!r}")
+        raise InvalidValueError(f"wander must be a number in [0, 10), got {wander!r}")
     if "n_boot" in deprecated:  # the bootstrap intervals of earlier versions are closed-form now
         warnings.warn("detect_changepoints: n_boot is deprecated (intervals are closed-form); use ci=False "
                       "instead of n_boot=0", DeprecationWarning, stacklevel=3)
@@ -156,7 +156,7 @@ def _validate(values, times, cost, penalty, alpha, min_size, ci, confidence, wan
                           DeprecationWarning, stacklevel=3)
             deprecated.pop(old)
     if deprecated:
-        raise UsageError(f"detect_changepoints: unknown argument(s) {', '.join(sorted(deprecated))}")
+        raise InvalidValueError(f"detect_changepoints: unknown argument(s) {', '.join(sorted(deprecated))}")
     t = None
     if times is not None:
         t = np.asarray(times, dtype=np.float64)

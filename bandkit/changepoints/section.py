@@ -108,7 +108,7 @@ def section(trace, options):
     try:
         res, block, x, xt = analyse_trace(trace, **p)
     except UsageError as exc:
-        return skipped_by("changepoints", exc)
+        return skipped_by("changepoints", exc, params=params)
     steps, levels, lengths = consolidate(x, res.changepoints, robust=res.cost != "l2",
                                          min_relative=p["min_relative"], sigma=None)
     sustained = sustained_shifts(levels, lengths, p["min_relative"], p["min_hold"]) if steps else []

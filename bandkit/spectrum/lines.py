@@ -1,11 +1,14 @@
 """One trace's spectrum, its significant lines and their combs (:func:`analyze_spectrum`)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 
 from ..display import DisplayMixin
+from ..errors import InvalidValueError
 from .combs import Comb, find_combs, fundamental_evidence, label_peaks
 from .floor import Calibration
 from .peaks import Peak, find_peaks, spectrum_calibration
@@ -53,6 +56,18 @@ class TraceSpectrum(DisplayMixin):
         return d
 
 
+def _check_options(min_snr_db, alpha, max_peaks) -> None:
+    """InvalidValueError for an option that is wrong whatever the trace."""
+    def real(v):
+        return isinstance(v, Real) and not isinstance(v, bool) and math.isfinite(v)
+    if not (real(alpha) and 0 < alpha < 1):
+        raise InvalidValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    if not real(min_snr_db):
+        raise InvalidValueError(f"min_snr_db must be a finite number of dB, got {min_snr_db!r}")
+    if not (isinstance(max_peaks, Integral) and not isinstance(max_peaks, bool) and max_peaks >= 1):
+        raise InvalidValueError(f"max_peaks must be a positive integer, got {max_peaks!r}")
+
+
 def analyze_spectrum(trace, *, min_snr_db: float = 6.0, alpha: float = 0.01, segment_s: float | None = None,
                      max_peaks: int = 150, drift: bool = True) -> TraceSpectrum:
     """Spectrum, calibrated line list, harmonic combs and, with ``drift``, confirmed drifting sources
@@ -62,6 +77,7 @@ def analyze_spectrum(trace, *, min_snr_db: float = 6.0, alpha: float = 0.01, seg
     :func:`find_drifts`."""
     from .drift import find_drifts
 
+    _check_options(min_snr_db, alpha, max_peaks)
     g = regrid(trace)
     spec = compute_spectrum(trace, segment_s=segment_s, grid=g)
     cal = spectrum_calibration(spec, alpha=alpha)

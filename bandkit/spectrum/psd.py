@@ -27,12 +27,14 @@ quantum is a box filter, see :mod:`bandkit.spectrum.aliasing`).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 from scipy import special
 
-from ..errors import InputError, NotAnalysable, UsageError
+from ..errors import InputError, InvalidValueError, NotAnalysable, UsageError
 from .welch import hann, welch
 
 #: A spectrum needs at least this many slots of the nominal grid.
@@ -203,6 +205,8 @@ def compute_spectrum(trace, *, segment_s: float | None = None, min_segments: int
         raise NotAnalysable(f"{trace.label}: too short for a spectrum ({n} quanta)", "too_short",
                             n=int(n), needed=MIN_QUANTA, what="quanta")
     if segment_s is not None:
+        if not (isinstance(segment_s, Real) and not isinstance(segment_s, bool) and 0 < segment_s < math.inf):
+            raise InvalidValueError(f"segment_s must be a positive number of seconds, got {segment_s!r}")
         nperseg = int(round(segment_s * g.fs))
         if nperseg < 16 or nperseg > n:
             raise UsageError(f"segment of {segment_s} s does not fit a {n / g.fs:.3g} s trace")

@@ -43,6 +43,6 @@ def section(trace, options):
     try:
         ts = analyze_spectrum(trace, **params)
     except UsageError as exc:
-        return skipped_by("spectrum", exc, {"spectrum": None})
+        return skipped_by("spectrum", exc, {"spectrum": None}, params=params)
     findings = tuple(comb_finding(ts, c) for c in ts.combs[:MAX_FINDINGS])
     return SectionResult("spectrum", {"spectrum": ts.to_dict()}, ts, findings)
