@@ -65,7 +65,13 @@ def set_constants(assignments) -> None:
         m = importlib.import_module(f"bandkit.changepoints.{mod}")
         if not hasattr(m, name):
             raise SystemExit(f"--set: bandkit.changepoints.{mod} has no {name}")
-        setattr(m, name, type(getattr(m, name))(value))
+        old = getattr(m, name)
+        if isinstance(old, bool):  # bool("False") is True: read the word
+            if value.strip().lower() not in ("true", "false", "1", "0"):
+                raise SystemExit(f"--set: {target} is a bool: give true or false, not {value!r}")
+            setattr(m, name, value.strip().lower() in ("true", "1"))
+        else:
+            setattr(m, name, type(old)(value))
 
 
 def evaluate(tcpd_dir: Path, skip_missing: bool = False, **opts) -> list[dict]:
