@@ -45,7 +45,7 @@ CSS = """
 .bk .overview td.v{width:70%}
 .bk table{border-collapse:collapse;font-size:.92em;margin:.3em 0}
 .bk th,.bk td{padding:.2em .7em .2em 0;text-align:left;border-bottom:1px solid #eaeef2}
-.bk td.n,.bk th.n{text-align:right;font-variant-numeric:tabular-nums}
+.bk td.n,.bk th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .bk .tbl{overflow-x:auto;max-width:100%}
 .bk pre{font-size:.82em;background:#f6f8fa;padding:.5em;overflow-x:auto;border-radius:3px}
 .bk figure{margin:.5em 0}
