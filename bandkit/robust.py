@@ -186,7 +186,7 @@ def decimal_resolution(values, max_decimals: int = 6) -> float | None:
     (<= ``max_decimals``) that write every value (0.46, 0.43 -> 0.01; 9, 10 -> 1), None for values of
     full float precision (timer readings). Unlike :func:`detect_tick` it is the unit of the writing, not
     the greatest common step (0.43 and 0.46 alone are on a 0.03 grid, but written to 0.01)."""
-    v = [float(x) for x in np.asarray(values, dtype=np.float64).ravel() if math.isfinite(x)]
+    v = [x for x in np.asarray(values, dtype=np.float64).ravel().tolist() if math.isfinite(x)]
     if not v or max(abs(x) for x in v) > 1e12:
         return None
     for d in range(max_decimals + 1):

@@ -866,3 +866,52 @@ def test_serial_inflation_equals_the_lag_by_lag_sums():
         memo: dict = {}
         for rho in rng.uniform(0.3, 1.0, 4):
             assert S._inflation(float(rho), 400, ok, lab, st, memo) == reference(float(rho), ok, lab, st)
+
+
+def test_array_columns_block_equals_column_by_column():
+    """suspects._array_columns converts the plain numeric arrays of one length as one block and tests them
+    for variation at once: the same entries (names, order, kinds, data bits) as column_entry column by column;
+    _dense_columns' one-pass test equals the test per column."""
+    import bandkit.postmortem.suspects as S
+    from bandkit.metadata import Coded
+
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        n = int(rng.integers(0, 30))
+        cols = {}
+        for j in range(int(rng.integers(1, 14))):
+            kind = int(rng.integers(0, 7))
+            if kind == 0:
+                v = rng.normal(0, 1, n)
+            elif kind == 1:
+                v = rng.integers(0, 3, n)
+            elif kind == 2:
+                v = np.full(n, 2.0)
+            elif kind == 3:
+                v = rng.normal(0, 1, n)
+                v[rng.random(n) < 0.5] = np.nan
+            elif kind == 4:
+                v = np.full(n, np.nan)
+            elif kind == 5:
+                v = Coded(rng.integers(-1, 3, n), ("a", "b", "c"))
+            else:
+                v = np.arange(n).astype("datetime64[s]")
+            cols[("duration" if j == 0 and trial % 7 == 0 else f"k{j}")] = v
+        got = S._array_columns(cols)
+        want = []
+        for c, a in cols.items():
+            if isinstance(a, Coded):
+                e = S.column_entry(c, False, (a.codes, a.categories)) if S.candidate(c, None) else None
+            elif S.candidate(c, a.dtype):
+                e = S.column_entry(c, True, np.array(a, dtype=np.float64))
+            else:
+                e = None
+            if e is not None:
+                want.append(e)
+        assert [(c, k) for c, k, _ in got] == [(c, k) for c, k, _ in want]
+        for (_, k, d), (_, _, w) in zip(got, want):
+            if k:
+                assert d.dtype == np.float64 and d.tobytes() == w.tobytes()
+            else:
+                assert np.array_equal(d[0], w[0]) and tuple(d[1]) == tuple(w[1])
+        assert S._dense_columns(got) == [i for i, c in enumerate(got) if c[1] and bool(np.isfinite(c[2]).all())]

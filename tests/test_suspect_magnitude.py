@@ -147,3 +147,38 @@ def test_real_large_effects_are_kept(speed2020):
     # (2,708 MHz over 242 slow runs; 2,702 since main's nearest-level pass counts 248)
     assert shared.evidence["median_reference"] == pytest.approx(2705, abs=10)
     assert not shared.evidence["negligible"] and shared.evidence["explains"] > 0.3
+
+
+def test_quantum_on_lists_equals_the_array_path():
+    """quantum's Python-float path (up to 64 values) gives the numpy path's reading unit, bit for bit: readings
+    written to 0..3 decimals, full-precision ones, ties, NaN / inf, signed zeros, one or no distinct value."""
+    import bandkit.postmortem.magnitude as M
+
+    rng = np.random.default_rng(5)
+    checked = 0
+    for trial in range(3000):
+        n = int(rng.integers(1, 40))
+        kind = trial % 5
+        if kind == 0:
+            v = np.round(rng.normal(3300, 40, n), int(rng.integers(0, 4)))
+        elif kind == 1:
+            v = rng.normal(0, 1, n)
+        elif kind == 2:
+            v = rng.choice([0.0, -0.0, 1.0, 2.5], n)
+        elif kind == 3:
+            v = np.round(rng.uniform(0, 5, n), 2)
+            v[rng.random(n) < 0.2] = np.nan
+            v[rng.random(n) < 0.1] = np.inf
+        else:
+            v = np.full(n, float(rng.integers(0, 9)))
+        fast = M.quantum(v)
+        old, M._LISTS_MAX = M._LISTS_MAX, -1
+        try:
+            slow = M.quantum(v)
+        finally:
+            M._LISTS_MAX = old
+        assert (fast is None) == (slow is None)
+        if fast is not None:
+            assert type(fast) is float and fast == slow
+            checked += 1
+    assert checked > 2000

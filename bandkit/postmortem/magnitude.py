@@ -37,6 +37,7 @@ magnitude: a value is there or not.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,7 @@ TEMP_MIN_C = 2.0
 _LOAD_COLUMNS = frozenset({"load_avg_1min"})
 
 
+@lru_cache(maxsize=4096)
 def physical_kind(column: str) -> str | None:
     """``"frequency"``, ``"temperature"``, ``"load"`` or None: the physical bound rule (b) applies."""
     if column in _LOAD_COLUMNS:
@@ -77,12 +79,25 @@ def quantum(values: np.ndarray) -> float | None:
     :func:`bandkit.robust.decimal_resolution`) when that is finer - twenty readings of a per-CPU frequency
     seldom hold two a unit apart. None: fewer than two distinct values."""
     v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 1 and v.size <= _LISTS_MAX:
+        # (a suspect's ~20 readings as Python floats: the same sorted distinct values - a signed zero's sign
+        # aside, which no difference or decimal test below sees -, the same subtractions)
+        u = sorted({x for x in v.tolist() if math.isfinite(x)})
+        if len(u) < 2:
+            return None
+        q = min([b - a for a, b in zip(u, u[1:])])
+        d = decimal_resolution(u)
+        return min(q, d) if d is not None else q
     v = distinct(v[np.isfinite(v)])  # (np.unique without importing numpy.ma)
     if v.size < 2:
         return None
     q = float(np.min(np.diff(v)))
     d = decimal_resolution(v)
     return min(q, d) if d is not None else q
+
+
+#: Up to this many values :func:`quantum` works on Python floats.
+_LISTS_MAX = 64
 
 
 def slowdown_of(means: np.ndarray, affected: np.ndarray) -> float | None:

@@ -366,8 +366,11 @@ def _columns(metadata: pd.DataFrame):
 
 def _array_columns(cols: dict[str, Any]):
     """:func:`_columns` of a frame given as its columns (name -> float / int / datetime64 array or
-    ``pd.Categorical``), read without a frame (same entries)."""
-    out = []
+    ``pd.Categorical``), read without a frame (same entries). The plain numeric arrays of one length are
+    converted to float64 as one (columns x runs) block, whose rows are the entries' data, and tested for
+    variation (:func:`column_entry`'s test) by one row reduction each of ``np.fmin`` / ``np.fmax`` (exact)."""
+    out: list = []
+    plain: list[tuple[int, str, np.ndarray]] = []  # (position in out, name, array): numeric ndarrays
     for c, a in cols.items():
         if isinstance(a, Coded):
             if not candidate(c, None):
@@ -379,6 +382,10 @@ def _array_columns(cols: dict[str, Any]):
         if not candidate(c, a.dtype):
             continue
         if isinstance(a, np.ndarray) and numeric_dtype(a.dtype):  # (before pd.Categorical: no pandas)
+            if a.ndim == 1 and a.dtype.kind in "iuf":
+                plain.append((len(out), c, a))
+                out.append(None)
+                continue
             entry = column_entry(c, True, np.array(a, dtype=np.float64))
         elif isinstance(a, pd.Categorical):
             entry = column_entry(c, False, (np.asarray(a.codes, dtype=np.int64), a.categories))
@@ -388,7 +395,17 @@ def _array_columns(cols: dict[str, Any]):
             entry = column_entry(c, False, category_codes(pd.Series(a)))
         if entry is not None:
             out.append(entry)
-    return out
+    if plain:
+        n = plain[0][2].size
+        if n and all(a.size == n for _, _, a in plain):
+            M = np.array([a for _, _, a in plain], dtype=np.float64)  # (each row: np.array(a, dtype=np.float64))
+            varies = (np.fmin.reduce(M, axis=1) < np.fmax.reduce(M, axis=1)).tolist()
+            for (at, c, _), row, ok in zip(plain, M, varies):
+                out[at] = (c, True, row) if ok else None
+        else:
+            for at, c, a in plain:
+                out[at] = column_entry(c, True, np.array(a, dtype=np.float64))
+    return [e for e in out if e is not None]
 
 
 def candidate(name: str, dtype) -> bool:
@@ -688,8 +705,16 @@ def _lag1_rows(M: np.ndarray, groups: np.ndarray, same: np.ndarray | None) -> tu
 
 
 def _dense_columns(cols: list) -> list[int]:
-    """Positions of the numeric columns without gaps (scored as one block)."""
-    return [i for i, c in enumerate(cols) if c[1] and bool(np.isfinite(c[2]).all())]
+    """Positions of the numeric columns without gaps (scored as one block); tested in one pass where the
+    numeric columns share a length."""
+    num = [i for i, c in enumerate(cols) if c[1]]
+    if not num:
+        return []
+    n = cols[num[0]][2].size
+    if all(cols[i][2].ndim == 1 and cols[i][2].size == n for i in num):
+        ok = np.isfinite(np.array([cols[i][2] for i in num], dtype=np.float64)).all(axis=1).tolist()
+        return [i for i, good in zip(num, ok) if good]
+    return [i for i in num if bool(np.isfinite(cols[i][2]).all())]
 
 
 def _coincide(ev: dict[str, Any], k: int, step_index: int, w: float) -> float:
