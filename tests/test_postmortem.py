@@ -791,6 +791,12 @@ def test_serial_gate_of_all_suspects_equals_the_one_by_one_gate():
         slow = [S._serial_inflation(entry_of[s.metadata], s.evidence, aff, strata) for s in sus]
         assert [(type(a), type(b)) for a, b in fast] == [(float, float)] * len(sus)
         assert fast == slow
+        # the ranks _block_suspects keeps at lag 0 (ranked in its own block) in place of ranking again
+        dense = [e for e in entries if e[1] and bool(np.isfinite(e[2]).all())]
+        ranks0: dict = {}
+        S._block_suspects(dense, list(range(len(dense))), aff, trial % 3 or None, (0, 1, -1), 0.0, 1.0,
+                          S._MaxT(aff), ranks0)
+        assert ranks0 and S._serial_all(sus, entry_of, aff, strata, ranks0) == slow
         checked += len(sus)
         passed += sum(f != 1.0 for _, f in slow)
     assert checked > 1000 and passed > 100

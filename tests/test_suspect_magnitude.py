@@ -182,3 +182,28 @@ def test_quantum_on_lists_equals_the_array_path():
             assert type(fast) is float and fast == slow
             checked += 1
     assert checked > 2000
+
+
+def test_freq_scale_of_all_columns_at_once_equals_the_loop():
+    """magnitude.freq_scale_of reads the MHz columns of one length as one array: the largest finite |reading|,
+    as column by column (NaN, inf, empty and other columns ignored; None without a finite MHz reading)."""
+    import bandkit.postmortem.magnitude as M
+
+    rng = np.random.default_rng(3)
+    for trial in range(500):
+        n = int(rng.integers(0, 25))
+        cols = []
+        for j in range(int(rng.integers(0, 6))):
+            v = rng.normal(3000, 300, n) * (-1 if trial % 7 == 0 else 1)
+            v[rng.random(n) < 0.3] = np.nan
+            if trial % 5 == 0 and n:
+                v[0] = np.inf
+            cols.append((f"cpu_freq_mhz.cpu{j}" if j % 3 else "load_avg_1min", True, v))
+        want = None
+        for name, numeric, data in cols:
+            if numeric and M.physical_kind(name) == "frequency":
+                f = data[np.isfinite(data)]
+                if f.size:
+                    want = float(np.max(np.abs(f))) if want is None else max(want, float(np.max(np.abs(f))))
+        got = M.freq_scale_of(cols)
+        assert got == want and type(got) is type(want)

@@ -155,6 +155,12 @@ def assess(column: str, values: np.ndarray, ev: dict[str, Any], slowdown: float 
 def freq_scale_of(cols: list) -> float | None:
     """The highest reading of the numeric MHz columns of ``cols`` (:func:`~.suspects.column_entry`
     triples): the machine's frequency scale for rule (b)."""
+    freq = [data for name, numeric, data in cols if numeric and physical_kind(name) == "frequency"]
+    if freq and all(getattr(d, "ndim", 0) == 1 and d.size == freq[0].size for d in freq):
+        # (one array of them all: the largest finite |reading| of all columns, the same float)
+        v = np.array(freq, dtype=np.float64)
+        v = v[np.isfinite(v)]
+        return float(np.max(np.abs(v))) if v.size else None
     best = None
     for name, numeric, data in cols:
         if numeric and physical_kind(name) == "frequency":

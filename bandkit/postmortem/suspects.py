@@ -495,9 +495,10 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
     # numeric columns without gaps: scored all at once (_block_suspects); the others one by one
     dense = [(i, cols[i]) for i in _dense_columns(cols)]
     found: dict[int, Suspect] = {}
+    ranks0: dict[str, tuple] = {}  # (the block's ranks of each column at lag 0, for the serial gate)
     if dense:
         found = _block_suspects([c for _, c in dense], [i for i, _ in dense], aff, step_index, lags, min_score,
-                                w, perm)
+                                w, perm, ranks0)
     dense_at = {i for i, _ in dense}
     for i, (col, numeric, data) in enumerate(cols):
         if i in dense_at:
@@ -544,7 +545,7 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
     gated = []
     null_max = perm.null_max() if out else None
     entry_of = {c[0]: c for c in cols} if out else {}
-    serial = _serial_all(out, entry_of, aff, strata) if out else []
+    serial = _serial_all(out, entry_of, aff, strata, ranks0) if out else []
     for sus, (rho, infl) in zip(out, serial):
         ev = sus.evidence
         sep = ev.pop("_separation")
@@ -652,11 +653,14 @@ def _inflation(rho: float, m: int, ok: np.ndarray, lab: np.ndarray, st: np.ndarr
     return float(rho), float(max(1.0, num / cc))
 
 
-def _serial_all(sus: list, entry_of: dict, aff: np.ndarray, strata: np.ndarray | None) -> list[tuple[float, float]]:
+def _serial_all(sus: list, entry_of: dict, aff: np.ndarray, strata: np.ndarray | None,
+                ranks0: dict | None = None) -> list[tuple[float, float]]:
     """:func:`_serial_inflation` of every suspect of ``sus`` (the same floats): the numeric columns without gaps
     that share a lag at once - their ranks by :func:`_block_ranks`, the lag-1 autocorrelations of
     :func:`_lag1_rows` (a 60-benchmark file has ~740 suspects to check, ~20 us of numpy calls each one by one);
-    the other columns one by one."""
+    the other columns one by one. ``ranks0``: {name: (data, ranks)} of :func:`_block_suspects` (lag 0: the ranks
+    of the whole column, which the gate ranks again otherwise; each column's ranks are its own, whatever block
+    it was ranked in)."""
     res: list = [None] * len(sus)
     by_lag: dict[int, list[int]] = {}
     for i, s in enumerate(sus):
@@ -666,7 +670,12 @@ def _serial_all(sus: list, entry_of: dict, aff: np.ndarray, strata: np.ndarray |
         else:
             res[i] = _serial_inflation(e, s.evidence, aff, strata)
     for lag, at in by_lag.items():
-        mv, sl = _shift(_block_ranks(np.stack([entry_of[sus[i].metadata][2] for i in at], axis=1))[3], lag)
+        names = [sus[i].metadata for i in at]
+        if ranks0 and all(c in ranks0 and ranks0[c][0] is entry_of[c][2] for c in names):
+            R = np.stack([ranks0[c][1] for c in names], axis=1)
+        else:
+            R = _block_ranks(np.stack([entry_of[c][2] for c in names], axis=1))[3]
+        mv, sl = _shift(R, lag)
         lab = aff[sl]
         st = None if strata is None else np.asarray(strata)[sl]
         same = None if st is None else st[:-1] == st[1:]
@@ -785,11 +794,12 @@ def _magnitude(sus: Suspect, entry_of: dict, slowdown: float | None, cache: dict
 
 
 def _block_suspects(entries: list, where: list[int], aff: np.ndarray, step_index: int | None, lags, min_score: float,
-                    w: float, perm: "_MaxT") -> dict[int, Suspect]:
+                    w: float, perm: "_MaxT", ranks0: dict | None = None) -> dict[int, Suspect]:
     """The best (lag) suspect of each numeric column without gaps (``entries`` of :func:`column_entry`, at
     positions ``where`` of the column list), scored all columns at once per lag; the same suspects and
     evidence as the column-by-column loop of :func:`rank_suspects` (which handles columns with gaps).
-    Their ranks join the max-T null ``perm``. Returns {position: suspect} for scores >= ``min_score``."""
+    Their ranks join the max-T null ``perm`` (and, at lag 0, ``ranks0``: name -> (data, ranks)). Returns
+    {position: suspect} for scores >= ``min_score``."""
     n = aff.size
     V = np.stack([e[2] for e in entries], axis=1)
     keep = np.arange(V.shape[1])
@@ -828,6 +838,10 @@ def _block_suspects(entries: list, where: list[int], aff: np.ndarray, step_index
         ok = np.zeros(n)
         ok[sl] = 1.0
         perm.add_rank_block(Rf, ok)
+        if lag == 0 and ranks0 is not None:
+            for j, c in enumerate(live.tolist()):
+                e = entries[keep[c]]
+                ranks0[e[0]] = (e[2], R[:, j])
         score = st["separation"] * (0.9 if lag else 1.0)
         split = np.zeros(live.size, dtype=np.int64)
         if step_index is not None and sub.shape[0] >= 4:
