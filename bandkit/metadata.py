@@ -698,6 +698,8 @@ def _date_column(vals: list[Any]) -> np.ndarray:
 
 
 def _is_number(v: Any) -> bool:
+    if type(v) is str:
+        return _str_is_number(v)
     if isinstance(v, bool):
         return False
     try:
@@ -705,6 +707,17 @@ def _is_number(v: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return not math.isnan(x) or isinstance(v, float)
+
+
+@lru_cache(maxsize=4096)
+def _str_is_number(v: str) -> bool:
+    """:func:`_is_number` of a string (memoised: a file repeats its host, model and version strings in every
+    benchmark, and each costs a raised ValueError)."""
+    try:
+        x = float(v)
+    except ValueError:
+        return False
+    return not math.isnan(x)
 
 
 def _to_str(v: Any) -> str:
