@@ -969,8 +969,7 @@ class _MaxT:
                 NR = pats.sum(axis=1)[:, None] - NA
                 # the separation |2 auc - 1| is monotone in the rank sum on either side of its centre, so the
                 # largest over a set's columns is at their largest or smallest rank sum (the same floats)
-                at = np.cumsum([0] + width[:-1])
-                for S_ in (np.maximum.reduceat(ST[:k], at, axis=0), np.minimum.reduceat(ST[:k], at, axis=0)):
+                for S_ in _set_extremes(ST[:k], width):
                     S_ = S_ * 0.5  # (the rank sums)
                     auc = (S_ - NA * (NA + 1) / 2.0) / (NA * NR)
                     sep = np.where((NA > 0) & (NR > 0), np.abs(2.0 * auc - 1.0), 0.0)
@@ -986,6 +985,23 @@ class _MaxT:
                 j = np.where((NA > 0) & (NR > 0), np.abs(KA / NA - (tot - KA) / NR), 0.0)
                 best = np.maximum(best, j.max(axis=1))
         return best
+
+
+def _set_extremes(ST: np.ndarray, width: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(largest, smallest) of each set of consecutive rows of ``ST`` (``width``: rows per set): the results of
+    ``np.maximum.reduceat`` / ``np.minimum.reduceat`` over the sets' first rows (axis 0), by one ``max`` /
+    ``min`` of each set's slice (~5x faster than reduceat along axis 0 for ~100 x 1,000 rank sums; exact)."""
+    if not all(width):  # (an empty set: reduceat's own rule)
+        at = np.cumsum([0] + width[:-1])
+        return np.maximum.reduceat(ST, at, axis=0), np.minimum.reduceat(ST, at, axis=0)
+    hi = np.empty((len(width), ST.shape[1]), dtype=ST.dtype)
+    lo = np.empty_like(hi)
+    a = 0
+    for i, w in enumerate(width):
+        np.max(ST[a:a + w], axis=0, out=hi[i])
+        np.min(ST[a:a + w], axis=0, out=lo[i])
+        a += w
+    return hi, lo
 
 
 #: Bound of the max-T null's doubled rank sums (2 n (n + 1)) below which they are summed in int32.
