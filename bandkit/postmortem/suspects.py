@@ -665,7 +665,9 @@ def _serial_all(sus: list, entry_of: dict, aff: np.ndarray, strata: np.ndarray |
     by_lag: dict[int, list[int]] = {}
     for i, s in enumerate(sus):
         e = entry_of[s.metadata]
-        if e[1] and e[2].size > 1 and bool(np.isfinite(e[2]).all()):
+        r0 = ranks0.get(s.metadata) if ranks0 else None
+        if (r0 is not None and r0[0] is e[2] and e[2].size > 1) or (  # (ranked in _block_suspects: no gaps)
+                e[1] and e[2].size > 1 and bool(np.isfinite(e[2]).all())):
             by_lag.setdefault(int(s.evidence.get("lag", 0)), []).append(i)
         else:
             res[i] = _serial_inflation(e, s.evidence, aff, strata)
