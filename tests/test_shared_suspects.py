@@ -77,3 +77,24 @@ def test_a_runs_own_wall_time_is_never_a_suspect():
 
     assert not candidate("test_run_time_s", None) and not candidate("duration", None)
     assert candidate("cpu_temp_c", None)
+
+
+def test_the_pooled_threshold_marks_the_slow_runs_on_the_side_of_their_median(tmp_path):
+    """speedpython 2020: "cpu_freq_mhz.cpu19 3,332 vs 2,629 MHz; <=1,654: 1/248 vs 0/952" - the cut that
+    classified most pooled runs right was the trivial one below a single slow run's extreme reading (952 other
+    runs right for free), on the other side of both medians. Here: slow runs read 3,332 MHz (one reads 1,000),
+    two in five other runs 3,332 and the rest 1,500-3,000; the cut must be the one that marks them (KS)."""
+    rng = np.random.default_rng(4)
+    def md(b, k, slow):
+        if slow:
+            return {"cpu_x": 1000.0 if (b, k) == (0, 4) else 3332.0 + rng.integers(-1, 2)}
+        return {"cpu_x": 3332.0 + rng.integers(-1, 2) if rng.random() < 0.4 else float(rng.uniform(1500, 3000))}
+
+    s = _suite(rng, 20, 20, lambda b: {4, 9, 13, 17}, md)
+    names, rep = _shared(tmp_path, s)
+    assert "cpu_x" in names
+    ev = next(x for x in rep.cross_section("runner_summary").result.shared_suspects if x.metadata == "cpu_x").evidence
+    assert ev["median_affected"] > ev["median_reference"]
+    assert ev["affected_when"] == "above" and 3000 < ev["threshold"] < 3332
+    assert ev["affected_on_side"] / ev["affected"] - ev["reference_on_side"] / ev["reference"] >= 0.5
+    assert ev["correct"] == ev["affected_on_side"] + ev["reference"] - ev["reference_on_side"]
