@@ -7,7 +7,8 @@ All scales are on ``x = log(run mean)``, i.e. relative (0.01 = 1 %).
   a segmentation: the scale of isolated deviations; outliers are judged against it), at most 1.5
   times the neighbour scale (:func:`neighbour_scale`), or than the sd inside two clearly separate
   groups of values (:func:`two_level_sd`) - scales that levels alternating run by run do not
-  inflate - never below the ``floor``.
+  inflate - never below the ``floor``. (``classify`` keeps the two-group scale only when it reports
+  two levels or more; with one level the noise is that level's own spread.)
 - ``rho``: robust lag-1 autocorrelation of those residuals (0..0.95); ``sigma_lr = sigma x
   sqrt((1 + rho) / (1 - rho))`` is the long-run sd that a mean of many consecutive runs has
   under AR(1) noise - the scale of tests on block means (steps, episodes, drifts).
@@ -42,6 +43,7 @@ class RunNoise:
     floor: float
     tick_rel: float | None = None
     within: float | None = None
+    two_level: float | None = None  # (the sd inside two groups of values that capped sigma, if any)
 
     def to_dict(self) -> dict:
         return {"sigma": self.sigma, "sigma_long_run": self.sigma_lr, "rho": self.rho, "floor": self.floor,
@@ -242,4 +244,4 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
             s = s_new
             break
         s = s_new
-    return RunNoise(float(sigma), float(s), float(rho), float(floor), tick_rel, within)
+    return RunNoise(float(sigma), float(s), float(rho), float(floor), tick_rel, within, mix)
