@@ -46,3 +46,22 @@ def test_gaussian_runs_are_never_one_level_with_the_noise_of_two():
         outl += c.verdict == "outliers"
     assert bad == 0
     assert outl <= 18  # (main: 27 of these 300; now 14)
+
+
+def test_slow_runs_of_many_sizes_are_no_level():
+    """speedpython 2020 fannkuch and raytrace (data/runners): 14 runs at x0.95-1.02 and 6 at x1.11-1.44 (8 at
+    x1.08-1.31) read "2 levels: 853 ms (70 %), 1.08 s (30 %)" - three scattered runs made a band that the
+    nearest-level step widened with runs of other sizes; a level no run sits at."""
+    import bandkit
+    from bandkit.postmortem import postmortem
+    from bandkit.postmortem.classify import one_level_spread  # (the runs left out are of many sizes)
+
+    path = HYPERFINE.parent / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"
+    for tr in bandkit.load(path):
+        if str(tr.label) not in ("fannkuch", "raytrace"):
+            continue
+        pm = postmortem(tr)
+        c = classify(pm.run_means)
+        assert c.verdict == "outliers" and len(c.levels) == 1, (tr.label, c.verdict)
+        slow = np.log(pm.run_means)[list(c.outliers)]
+        assert slow.size >= 3 and np.std(slow) > one_level_spread(slow.size, c.noise.sigma, c.gates.alpha) / 2
