@@ -116,7 +116,7 @@ def _marking(shared: list[Suspect], cols: list, lab: np.ndarray) -> list[Suspect
             gap = cr / r.size - ca / a.size  # > 0: more of the other runs than of the slow ones at or below
             j = int(np.argmax(np.abs(gap)))
             d = float(abs(gap[j]))
-            if not _mark_cut(sus.evidence, grid, j, gap[j] > 0, ca[j], cr[j], a.size, r.size):
+            if grid.size > 1 and not _mark_cut(sus.evidence, grid, j, gap[j] > 0, ca[j], cr[j], a.size, r.size):
                 continue
         else:
             d = float(sus.score)
