@@ -438,3 +438,36 @@ def _ftq_series() -> Trace:
     g = generate_ftq(60_000, levels=(1338.0, 1200.0), seed=5)
     return Trace(pd.DataFrame({"time": g.time_ns * 1e-9, "value": g.count, "catchup": g.catchup}),
                  TraceMeta(path="s.dat", format="ftq", sampling_hz=g.freq_hz))
+
+
+# -- stop 26: what the runner HTML claims ----------------------------------------------------
+def test_too_few_runs_claim_no_noise_estimate():
+    """3 runs are not classified: no noise is estimated, so the JSON's ``noise_rel`` is null (was 0.0)
+    and the HTML has no "noise per run 0.00 %" row beside a 28 % spread."""
+    t = _runner_trace("three", n_runs=3)
+    rep = bandkit.analyze(t)
+    pm = rep.traces[0].section("postmortem")
+    assert pm.fields["verdict"] == "too_few_runs"
+    assert pm.fields["postmortem"]["noise_rel"] is None
+    assert "noise per run" not in rep.to_html()
+    six = bandkit.analyze(_runner_trace("six", n_runs=6))
+    assert six.traces[0].section("postmortem").fields["postmortem"]["noise_rel"] > 0
+    assert "noise per run" in six.to_html()
+
+
+def test_overview_tells_apart_the_same_benchmark_in_two_files():
+    rep = bandkit.analyze([_runner_trace("bench", path="/x/amd.json"), _runner_trace("bench", path="/y/arm.json"),
+                           _runner_trace("other", path="/y/arm.json")])
+    links = [a for a in re.findall(r'href="#trace-\d+">([^<]*)', rep.to_html())]
+    assert links[:3] == ["bench (amd.json)", "bench (arm.json)", "other"]
+
+
+def test_run_axis_has_whole_run_numbers():
+    import matplotlib
+    matplotlib.use("Agg")
+    from bandkit.plots import plot_runs
+
+    ax = plot_runs(_runner_trace("three", n_runs=3))
+    ax.figure.canvas.draw()
+    ticks = [x for x in ax.get_xticks() if ax.get_xlim()[0] <= x <= ax.get_xlim()[1]]
+    assert ticks and all(float(x).is_integer() for x in ticks)

@@ -15,6 +15,7 @@ def plot_runs(trace: Trace, pm=None, *, ax=None, show_values: bool = True):
     steps as vertical lines, episodes shaded, band levels as horizontal lines, outliers circled.
     ``pm``: a :class:`~bandkit.postmortem.PostMortem` (computed when None). Returns the Axes."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     from ..postmortem import postmortem
 
@@ -40,6 +41,7 @@ def plot_runs(trace: Trace, pm=None, *, ax=None, show_values: bool = True):
         for b in pm.bands:
             ax.axhline(b.level, color="tab:green", lw=0.8, alpha=0.7)
     ax.set_xlabel(_run_axis_label(trace))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # run numbers: no "1.25" ticks on 3 runs
     value_axis(ax, trace.meta.value_unit, values=means)
     ax.set_title(f"{trace.label}: {pm.verdict}", fontsize=10)
     ax.legend(fontsize=7, loc="best")

@@ -10,6 +10,9 @@ from .._json import jsonable
 from ..display import DisplayMixin
 from .suspects import Suspect
 
+#: Verdicts of a post-mortem that did not classify the runs: no noise was estimated (``noise_rel`` null).
+NOT_CLASSIFIED = ("no_runs", "too_few_runs")
+
 
 @dataclass(frozen=True)
 class Step:
@@ -120,7 +123,7 @@ class PostMortem(DisplayMixin):
     affected_runs: tuple[int, ...] = ()
     reference: str | None = None
     suspects: tuple[Suspect, ...] = ()
-    sigma: float = 0.0
+    sigma: float = 0.0  # relative noise per run (0.0, not estimated, for the NOT_CLASSIFIED verdicts)
     summary_only: bool = False
     note: str | None = None
     slow_runs: tuple[int, ...] = ()
@@ -153,7 +156,7 @@ class PostMortem(DisplayMixin):
             "affected_runs": list(self.affected_runs), "reference": self.reference,
             "slow_runs": list(self.slow_runs), "episodes": [e.to_dict() for e in self.episodes],
             "suspects": [s.to_dict() for s in self.suspects],
-            "negligible_suspects": [s.to_dict() for s in self.negligible_suspects], "noise_rel": self.sigma,
+            "negligible_suspects": [s.to_dict() for s in self.negligible_suspects], "noise_rel": self.sigma if self.verdict not in NOT_CLASSIFIED else None,
             "summary_only": self.summary_only, "note": self.note,
             "aggregation": "per-run means", "gate": self.gate,
         })

@@ -15,6 +15,7 @@ and any network access, so a missed escape still cannot run code or phone home.
 """
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Iterable
 
 from ..section import SECTIONS, resolve
@@ -155,6 +156,8 @@ def _overview(report) -> str:
     from .text_runners import group_title, group_verdict
 
     rows = []
+    labels = [t.trace.label for t in report.traces]
+    twice = {lab for lab in set(labels) if labels.count(lab) > 1}
     for what, obj in collapsed(report):
         if what == "group":
             rows.append(f'<tr><td><a href="#trace-{obj[0].index}">{esc(group_title(obj))}</a></td>'
@@ -164,7 +167,10 @@ def _overview(report) -> str:
         items = verdict_items(tr.findings)
         warn = any(s == "warning" for _, s in items)
         mark = "⚠ " if warn else ""
-        rows.append(f'<tr><td><a href="#trace-{tr.index}">{esc(tr.trace.label)}</a></td>'
+        label = tr.trace.label
+        if label in twice and tr.trace.path and tr.trace.path != label:  # the same benchmark in two files
+            label += f" ({PurePath(tr.trace.path).name})"
+        rows.append(f'<tr><td><a href="#trace-{tr.index}">{esc(label)}</a></td>'
                     f'<td class="v">{mark}{esc(verdict_text(tr.findings))}</td></tr>')
     cross = cross_findings(report)
     out = ['<section class="summary"><h2>Verdict</h2>']

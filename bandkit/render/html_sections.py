@@ -364,9 +364,10 @@ def postmortem_html(section, tr) -> str:
     rows = [["verdict", f.get("verdict")]]
     if stats_text(sf.get("value_stats"), unit):
         rows.append([stats_label(unit), stats_text(sf.get("value_stats"), unit)])
-    rows += [["runs", f"{f.get('runs', 0):,} ({f.get('values', 0):,} values)"
-                      + numbering_note(extra).replace("; run numbers", "; numbered")],
-             ["noise per run", fmt_pct(extra.get("noise_rel"), 2)]]
+    rows.append(["runs", f"{f.get('runs', 0):,} ({f.get('values', 0):,} values)"
+                         + numbering_note(extra).replace("; run numbers", "; numbered")])
+    if extra.get("noise_rel") is not None:  # (none estimated when the runs were not classified)
+        rows.append(["noise per run", fmt_pct(extra.get("noise_rel"), 2)])
     if within_run_text(sf.get("within_run")):
         rows.append(["within a run", within_run_text(sf.get("within_run"))])
     for s in f.get("steps") or []:
