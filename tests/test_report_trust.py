@@ -476,3 +476,21 @@ def test_5_a_long_list_of_runs_keeps_its_count():
     text = fmt_runs(runs, width=40)
     assert len(text) <= 40 and text.endswith(f"… ({len(runs)} runs)")
     assert fmt_runs([1, 2, 3, 7], width=40) == "1-3, 7"
+
+
+def test_runs_that_pair_up_show_their_spread_beside_the_neighbour_noise():
+    """Real speedpython 2020 'go': 4 outlier runs, noise 0.71 % between neighbouring runs while the runs
+    spread 2.0 % (robust sd): the text and the HTML name both (JSON postmortem.spread_rel), so a small
+    noise number does not read as 'the runs agree to 0.7 %'. A plain stable benchmark whose spread is the
+    noise does not get the note."""
+    rep = rc.report(SPEED2020)
+    by = {tr.trace.label: tr for tr in rep.traces}
+    go = by["go"].section("postmortem").fields
+    assert go["postmortem"]["spread_rel"] > 2 * go["postmortem"]["noise_rel"]
+    from bandkit.render.text_runners import spread_note
+
+    assert "the runs spread 2.04 % (robust sd)" in spread_note(go)
+    assert "runs spread" in _flat(rep.to_text(width=100))
+    flt = by["float"].section("postmortem").fields
+    assert flt["verdict"] == "stable" and spread_note(flt) == ""
+    assert "robust sd of all runs" in rep.to_html()

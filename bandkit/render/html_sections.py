@@ -367,7 +367,9 @@ def postmortem_html(section, tr) -> str:
     rows.append(["runs", f"{f.get('runs', 0):,} ({f.get('values', 0):,} values)"
                          + numbering_note(extra).replace("; run numbers", "; numbered")])
     if extra.get("noise_rel") is not None:  # (none estimated when the runs were not classified)
-        rows.append(["noise per run", fmt_pct(extra.get("noise_rel"), 2)])
+        rows.append(["noise per run", fmt_pct(extra.get("noise_rel"), 2) + " (between neighbouring runs)"])
+    if extra.get("spread_rel") is not None:
+        rows.append(["runs spread", fmt_pct(extra.get("spread_rel"), 2) + " (robust sd of all runs)"])
     if within_run_text(sf.get("within_run")):
         rows.append(["within a run", within_run_text(sf.get("within_run"))])
     for s in f.get("steps") or []:

@@ -304,6 +304,23 @@ def stacked_table(rows: list[list[str]], header: list[str], align: str, indent: 
     return out
 
 
+#: The runs' own spread is named beside the noise when it is at least this many times the noise and the
+#: verdict reports no structure (stable, outliers): runs that pair up read as a small noise otherwise.
+SPREAD_SHOWN = 2.0
+
+
+def spread_note(f: dict) -> str:
+    """", the runs spread 1.06 % (robust sd)" when the runs spread well beyond the noise between
+    neighbours and the verdict names no structure that would explain it; else ""."""
+    pm = f.get("postmortem") or {}
+    noise, spread = pm.get("noise_rel"), pm.get("spread_rel")
+    if f.get("verdict") not in ("stable", "outliers") or noise is None or spread is None:
+        return ""
+    if spread < SPREAD_SHOWN * noise:
+        return ""
+    return f" between neighbouring runs, the runs spread {fmt_pct(spread, 2)} (robust sd)"
+
+
 def numbering_note(pm: dict[str, Any]) -> str:
     """How runs are numbered, when it is not simply 1..n in file order (pyperf: as ``pyperf dump``)."""
     n = str(pm.get("run_numbering") or "")
@@ -325,7 +342,7 @@ def render(section) -> list[str]:
             out.append("  the file states: " + summary_stats_text(f["summary_stats"], unit))
         return out
     lines.append(f"  {f['runs']} runs ({f['values']} values; per-run means), noise ≈ "
-                 f"{fmt_pct(pm.get('noise_rel'), 2)} per run{numbering_note(pm)}")
+                 f"{fmt_pct(pm.get('noise_rel'), 2)} per run{spread_note(f)}{numbering_note(pm)}")
     if f["steps"]:
         rows = []
         for s in f["steps"]:
