@@ -76,7 +76,60 @@ def test_fpop_short_path_is_taken_up_to_lists_max(monkeypatch):
     seen = []
     monkeypatch.setattr(F, "fpop_lists", lambda *a: seen.append(a[0].size) or F._fpop_l2_lists(
         F._Values(a[0].tolist()), a[1], a[2]))
+    declined = []
+    op = F.op_lists
+    monkeypatch.setattr(F, "op_lists", lambda *a: declined.append(len(a[0])))  # (None: FPOP decides)
     y = np.r_[np.zeros(40), np.ones(40)]
     assert F.fpop(y[:F.LISTS_MAX], 1.0).tolist() == [40]
     assert F.fpop(y, 1.0).tolist() == [40]
-    assert seen == [F.LISTS_MAX]
+    assert seen == [F.LISTS_MAX] and declined == [F.LISTS_MAX]
+    monkeypatch.setattr(F, "op_lists", op)
+    assert F.fpop(y[:F.LISTS_MAX], 1.0).tolist() == [40]
+    assert seen == [F.LISTS_MAX]  # (settled by op_lists: no FPOP run)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_op_lists_gives_fpops_path_or_declines(seed):
+    """Plain optimal partitioning on lists (fpop's first try up to LISTS_MAX values) returns FPOP's change points,
+    or None where a near-tie lies on the path; without that check 424 of 7,026 of these cases (seed 0) part."""
+    rng = np.random.default_rng(seed)
+    agreed = declined = 0
+    for y in _tied_series(rng, 400):
+        n = y.size
+        for scale in (1.0, 1e-3):
+            y2 = y * scale
+            for ms in (1, 2, 3):
+                if n < 2 * ms:
+                    continue
+                for pen in (0.0, 1e-9, 0.5, 3.0, float(np.var(y2) * 2 + 0.1), 1e3, 3.0 * np.log(n)):
+                    path = F._backtrack(np.asarray(F.fpop_lists(y2, pen, ms)[0]), n).tolist()
+                    got = F.op_lists(y2.tolist(), pen, ms)
+                    if got is None:
+                        declined += 1
+                    else:
+                        assert got == path, (y2.tolist(), pen, ms)
+                        agreed += 1
+    assert agreed > 10000 and declined > 500
+
+
+def test_op_lists_on_run_means_like_a_post_mortems():
+    """Log run means of ~20 runs (the post-mortem's input: noise, steps, a few outliers), scaled as classify
+    scales them: FPOP's path every time, and no near-tie among them."""
+    rng = np.random.default_rng(7)
+    declined = 0
+    for i in range(1500):
+        n = int(rng.integers(4, 65))
+        x = np.log(1e-3 * (1 + 0.01 * rng.standard_t(3, n)))
+        if i % 3 == 0:
+            x[int(rng.integers(1, n)):] += 0.05
+        sigma = float(rng.uniform(0.002, 0.03))
+        for ms in (1, 2):
+            if n < 2 * ms:
+                continue
+            y = (x - np.median(x)) / sigma
+            pen = 3.0 * np.log(n)
+            path = F._backtrack(np.asarray(F.fpop_lists(y, pen, ms)[0]), n).tolist()
+            got = F.op_lists(y.tolist(), pen, ms)
+            declined += got is None
+            assert got is None or got == path
+    assert declined == 0
