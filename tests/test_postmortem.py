@@ -838,6 +838,45 @@ def test_reported_suspect_p_value_and_medians_on_lists_equal_the_numpy_path():
 
 
 
+def test_robust_sd_on_lists_equals_the_numpy_path():
+    """noise.robust_sd answers short residuals' MAD on a Python list (noise._mad_list): the float of the array path,
+    bit for bit, and the array path decides the rest (quantised residuals: MAD 0 or a quarter at the median; NaN,
+    infinities, sums that overflow): Gaussian, tied, three-level, tiny, signed-zero and non-finite samples."""
+    import sys
+
+    N = sys.modules["bandkit.postmortem.noise"]
+    rng = np.random.default_rng(5)
+    on_lists = 0
+    for i in range(6000):
+        n = int(rng.integers(2, 70))
+        kind = i % 6
+        if kind == 0:
+            r = rng.normal(size=n)
+        elif kind == 1:
+            r = np.round(rng.normal(size=n) * 2) / 2
+        elif kind == 2:
+            r = rng.integers(0, 3, n).astype(float) * 1e-3 - 1e-3
+        elif kind == 3:
+            r = rng.standard_t(1, n) * 1e-200
+        elif kind == 4:
+            r = rng.normal(size=n)
+            r[rng.integers(0, n)] = rng.choice([np.nan, np.inf, -np.inf, 1e308])
+        else:
+            r = np.where(rng.random(n) < 0.5, -0.0, 0.0) + np.round(rng.normal(size=n))
+        with np.errstate(invalid="ignore"):
+            got = N.robust_sd(r)
+            old = N.LISTS_MAX
+            N.LISTS_MAX = 0
+            try:
+                ref = N.robust_sd(r)
+            finally:
+                N.LISTS_MAX = old
+        assert type(got) is float
+        assert (got == ref and np.signbit(got) == np.signbit(ref)) or (got != got and ref != ref), (r, got, ref)
+        on_lists += n <= N.LISTS_MAX and N._mad_list(r.tolist()) is not None
+    assert on_lists > 2000
+
+
 def test_serial_inflation_equals_the_lag_by_lag_sums():
     """suspects._inflation (the variance inflation of an AR(1) column: lagged sums of the contrast kept per group
     of columns, and +0.0 without computing beyond the longest stretch of one stratum) equals the sum over every

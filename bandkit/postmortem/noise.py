@@ -183,6 +183,10 @@ def robust_sd(r: np.ndarray) -> float:
     r = np.asarray(r, dtype=np.float64)
     if r.size < 2:
         return 0.0
+    if r.size <= LISTS_MAX:
+        mad = _mad_list(r.tolist())
+        if mad is not None:
+            return mad
     med = median(r)
     mad = _MAD * float(median(np.abs(r - med)))
     if mad > 0 and np.count_nonzero(r == med) < 0.25 * r.size:
@@ -190,6 +194,21 @@ def robust_sd(r: np.ndarray) -> float:
     lo, hi = quantiles(r, (0.05, 0.95))
     core = r[(r >= lo) & (r <= hi)]
     return max(mad, std(core) / 0.7894 if core.size > 1 else 0.0)
+
+
+def _mad_list(v: list) -> float | None:
+    """:func:`robust_sd`'s 1.4826 x MAD of the finite floats ``v`` on a list (the same middle values and the same
+    operations as on the array: bit-equal), when it is its answer (MAD > 0, under a quarter of the values at the
+    median); None otherwise (a NaN or an infinity, or quantised residuals: the array path decides)."""
+    total = sum(v)
+    if total - total != 0.0:  # (NaN or +-inf among them)
+        return None
+    n = len(v)
+    med = median_list(v)
+    mad = _MAD * median_list([abs(x - med) for x in v])
+    if mad > 0 and v.count(med) < 0.25 * n:
+        return mad
+    return None
 
 
 def lag1(resid: np.ndarray) -> float:
