@@ -37,13 +37,18 @@ better for every benchmark, and results of unknown direction are left out (``geo
 """
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
+import sys
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ._cpus import available_cpus
 from .display import DisplayMixin, render
 from .errors import UsageError
 from .robust import decimal_resolution
@@ -283,13 +288,14 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     b = [b] if isinstance(b, Trace) else list(b)
     if not a or not b:
         raise UsageError("compare needs traces on both sides")
-    from .postmortem import run_table, run_verdict
+    from .postmortem import run_table
 
     ta, tb = _by_name(a), _by_name(b)
     rng = np.random.default_rng(seed)
     alpha = 1 - confidence
     out: list[BenchmarkComparison] = []
     skipped: list[tuple[str, str]] = []
+    pending: list = []  # (index in out, A, its run table, B, its run table): the run verdicts to add
     pairs = _match(ta, tb)
     paired_a = {id(A) for _, A, _ in pairs}
     paired_b = {id(B) for _, _, B in pairs}
@@ -320,7 +326,14 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
                 warnings.simplefilter("ignore", RuntimeWarning)
                 p = welch_p(la, lb)
         sig = bool(p < alpha and (hi < 1 or lo > 1))
-        va, vb = run_verdict(A, ra), run_verdict(B, rb)  # (the verdicts only: no suspects ranked)
+        out.append(BenchmarkComparison(name, A.meta.value_unit, float(ra.means.mean()), float(rb.means.mean()),
+                                       len(ra), len(rb), ratio, lo, hi, p, sig, False, (), "", "",
+                                       higher_is_better=direction(A, B), resolution=q and q[0]))
+        pending.append((len(out) - 1, A, ra, B, rb))
+    # the run verdicts (no suspects ranked), all at once: two processes share them where two CPUs are free
+    verdicts = run_verdicts([x for _, A, ra, B, rb in pending for x in ((A, ra), (B, rb))])
+    for k, (i, A, ra, B, rb) in enumerate(pending):
+        va, vb = verdicts[2 * k], verdicts[2 * k + 1]
         reasons = []
         for side, verdict, rt in (("A", va, ra), ("B", vb, rb)):
             if verdict in NOISY_VERDICTS:
@@ -328,9 +341,8 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
             cv = float(np.std(rt.means, ddof=1) / np.mean(rt.means)) if len(rt) > 1 else 0.0
             if cv >= 0.10:
                 reasons.append(f"{side} cv {100 * cv:.0f}%")
-        out.append(BenchmarkComparison(name, A.meta.value_unit, float(ra.means.mean()), float(rb.means.mean()),
-                                       len(ra), len(rb), ratio, lo, hi, p, sig, bool(reasons), tuple(reasons),
-                                       va, vb, higher_is_better=direction(A, B), resolution=q and q[0]))
+        out[i] = dataclasses.replace(out[i], noisy=bool(reasons), noisy_reasons=tuple(reasons), verdict_a=va,
+                                     verdict_b=vb)
     ratios = geomean_ratios(out)
     clean = geomean_ratios([c for c in out if not c.noisy])
     gm, gci = _geomean_ci(ratios, confidence, n_boot, rng)
@@ -338,6 +350,60 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     return Comparison(label_a or (a[0].path if a else "A"), label_b or (b[0].path if b else "B"), tuple(out),
                       gm, gci, gmc, gcci, tuple(n for n, t in ta.items() if id(t) not in paired_a),
                       tuple(n for n, t in tb.items() if id(t) not in paired_b), tuple(skipped), confidence)
+
+
+#: Fewest run verdicts :func:`run_verdicts` shares with a second process (each takes ~1 ms; a fork ~2 ms).
+FORK_MIN_VERDICTS = 16
+
+
+def run_verdicts(items: list) -> list[str]:
+    """``[postmortem.run_verdict(trace, rt) for trace, rt in items]``; the second half in a forked process while
+    this one does the first, where that is safe and pays: Linux, two CPUs free for bandkit
+    (``BANDKIT_THREADS``, the affinity mask), called from the main thread with no other thread but daemons
+    (tqdm's monitor), not in a notebook's kernel, at least ``FORK_MIN_VERDICTS``. The child sends its verdicts
+    (names) through a pipe and leaves by ``os._exit`` (no buffers flushed twice); should it fail in any way, this
+    process computes them. The same verdicts either way (a pure function of each trace)."""
+    from .postmortem import run_verdict
+    from .postmortem.classify import VERDICTS
+
+    n = len(items)
+    if (n < FORK_MIN_VERDICTS or not sys.platform.startswith("linux") or "ipykernel" in sys.modules
+            or threading.current_thread() is not threading.main_thread()
+            or any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread())
+            or available_cpus(2) < 2):
+        return [run_verdict(t, rt) for t, rt in items]
+    first = [run_verdict(*items[0])]  # (any import the verdicts make happens here, before the fork)
+    half = (n + 1) // 2
+    rfd, wfd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(rfd)
+        os.close(wfd)
+        return first + [run_verdict(t, rt) for t, rt in items[1:]]
+    if pid == 0:  # the child: the second half
+        code = 1
+        try:
+            os.close(rfd)
+            data = "\n".join(run_verdict(t, rt) for t, rt in items[half:]).encode()
+            while data:
+                data = data[os.write(wfd, data):]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(wfd)
+    try:
+        mine = first + [run_verdict(t, rt) for t, rt in items[1:half]]
+        chunks = []
+        while chunk := os.read(rfd, 65536):
+            chunks.append(chunk)
+    finally:
+        os.close(rfd)
+        _, status = os.waitpid(pid, 0)
+    theirs = b"".join(chunks).decode().split("\n")
+    if status != 0 or len(theirs) != n - half or not set(theirs) <= set(VERDICTS):
+        theirs = [run_verdict(t, rt) for t, rt in items[half:]]
+    return mine + theirs
 
 
 def _side_stats(t: Trace, rt) -> dict[str, Any]:

@@ -249,3 +249,53 @@ def test_bootstrap_interval_is_numpy_quantile_of_the_mean_ratios():
         got = _boot_ratio(a, b, 500, r2)
         assert np.array_equal(ref, got)
         assert _interval(got, alpha) == (float(np.quantile(ref, alpha / 2)), float(np.quantile(ref, 1 - alpha / 2)))
+
+
+def _speedpython_pairs():
+    from bandkit.loaders import load_many
+    from bandkit.postmortem import run_table
+
+    root = Path(__file__).resolve().parent.parent / "data" / "runners"
+    a = load_many([root / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"])
+    b = load_many([root / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz"])
+    return [(t, run_table(t, metadata=False)) for t in a[:20] + b[:20]]
+
+
+def test_run_verdicts_shared_with_a_forked_process_equal_the_serial_ones(monkeypatch):
+    """compare's run verdicts: the second half computed in a forked process (Linux, 2 CPUs) are the verdicts of
+    run_verdict one by one, in order; BANDKIT_THREADS=1 keeps them in this process; a child that fails leaves
+    them to this process, with the same result."""
+    import os
+    import sys
+
+    import bandkit.compare as C
+    from bandkit.postmortem import run_verdict
+
+    items = _speedpython_pairs()
+    serial = [run_verdict(t, rt) for t, rt in items]
+    assert len(set(serial)) > 1
+    forks = []
+    real_fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
+    monkeypatch.setenv("BANDKIT_THREADS", "2")
+    assert C.run_verdicts(items) == serial
+    assert forks == ([1] if sys.platform.startswith("linux") else [])
+    monkeypatch.setenv("BANDKIT_THREADS", "1")
+    assert C.run_verdicts(items) == serial and len(forks) <= 1
+    if not sys.platform.startswith("linux"):
+        return
+    # a child that fails: its half is computed here
+    monkeypatch.setenv("BANDKIT_THREADS", "2")
+    parent = os.getpid()
+    import bandkit.postmortem as PM
+
+    def failing_in_the_child(t, rt):
+        if os.getpid() != parent:
+            raise RuntimeError("child")
+        return run_verdict(t, rt)
+
+    monkeypatch.setattr(PM, "run_verdict", failing_in_the_child)
+    assert C.run_verdicts(items) == serial and len(forks) == 2
+    # a child that answers garbage (a name that is no verdict): the same
+    monkeypatch.setattr(PM, "run_verdict", lambda t, rt: run_verdict(t, rt) if os.getpid() == parent else "x")
+    assert C.run_verdicts(items) == serial and len(forks) == 3

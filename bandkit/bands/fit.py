@@ -31,11 +31,11 @@ around it.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from .._cpus import available_cpus
 from ..errors import InvalidValueError
 from ..filters1d import gaussian_filter1d  # = scipy.ndimage's, without its import (bit-identical)
 from ..peaks1d import local_maxima, peak_prominences_widths
@@ -185,17 +185,7 @@ PARALLEL_MIN_WORK = 2048
 def seed_threads() -> int:
     """Threads for the seeds of one k: ``BANDKIT_THREADS`` if set (1: serial), else the CPUs this process
     may run on, at most 4 (a k has at most 4 seeds)."""
-    env = os.environ.get("BANDKIT_THREADS", "").strip()
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            raise InvalidValueError(f"BANDKIT_THREADS must be a positive integer, got {env!r}") from None
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(4, cpus))
+    return available_cpus(4)
 
 
 def _map_seeds(fit, seeds: list, work: int) -> list:
