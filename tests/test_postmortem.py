@@ -877,6 +877,26 @@ def test_robust_sd_on_lists_equals_the_numpy_path():
     assert on_lists > 2000
 
 
+def test_lag1_clip_on_python_floats_equals_np_clip():
+    """noise.lag1 clips its ratio with min / max of Python floats: np.clip's float, bit for bit (NaN kept,
+    -0.0 kept at the lower bound, the bounds themselves)."""
+    import math
+    import sys
+
+    N = sys.modules["bandkit.postmortem.noise"]
+    rng = np.random.default_rng(3)
+    vals = [float(v) for v in rng.normal(0, 1, 20000)] + [0.0, -0.0, 0.95, 1.0, -1.0, math.nan, math.inf, -math.inf,
+                                                           math.nextafter(0.95, 1), 5e-324, -5e-324]
+    for v in vals:
+        a, b = float(np.clip(v, 0.0, 0.95)), min(max(v, 0.0), 0.95)
+        assert (a == b and math.copysign(1, a) == math.copysign(1, b)) or (a != a and b != b), v
+    for i in range(300):  # and lag1 itself, against the np.clip of its own scales
+        r = rng.normal(size=int(rng.integers(10, 60))).cumsum() * rng.choice([1.0, 1e-3])
+        s_plus, s_minus = N.robust_sd(r[:-1] + r[1:]), N.robust_sd(r[:-1] - r[1:])
+        ref = float(np.clip((s_plus ** 2 - s_minus ** 2) / (s_plus ** 2 + s_minus ** 2), 0.0, 0.95))
+        assert N.lag1(r) == ref and type(N.lag1(r)) is float
+
+
 def test_serial_inflation_equals_the_lag_by_lag_sums():
     """suspects._inflation (the variance inflation of an AR(1) column: lagged sums of the contrast kept per group
     of columns, and +0.0 without computing beyond the longest stretch of one stratum) equals the sum over every

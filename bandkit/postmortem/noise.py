@@ -223,7 +223,8 @@ def lag1(resid: np.ndarray) -> float:
     s_plus, s_minus = robust_sd(r[:-1] + r[1:]), robust_sd(r[:-1] - r[1:])
     if s_plus + s_minus <= 0:
         return 0.0
-    return float(np.clip((s_plus ** 2 - s_minus ** 2) / (s_plus ** 2 + s_minus ** 2), 0.0, 0.95))
+    v = (s_plus ** 2 - s_minus ** 2) / (s_plus ** 2 + s_minus ** 2)
+    return min(max(v, 0.0), 0.95)  # (np.clip's result on a Python float, NaN and -0.0 included; tested)
 
 
 def segment_medians(x: np.ndarray, cps: np.ndarray) -> np.ndarray:
