@@ -288,17 +288,124 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     b = [b] if isinstance(b, Trace) else list(b)
     if not a or not b:
         raise UsageError("compare needs traces on both sides")
-    from .postmortem import run_table
-
     ta, tb = _by_name(a), _by_name(b)
     rng = np.random.default_rng(seed)
     alpha = 1 - confidence
+    pairs = _match(ta, tb)
+    # the run verdicts of the paired traces with runs: a second process starts on a share of them now
+    verdicts = RunVerdicts([t for _, A, B in pairs for t in (A, B) if not t.meta.extra.get("summary_only")])
+    try:
+        out, skipped = _compare_pairs(pairs, verdicts, alpha, n_boot, min_runs, rng, progress)
+    finally:
+        verdicts.close()
+    paired_a = {id(A) for _, A, _ in pairs}
+    paired_b = {id(B) for _, _, B in pairs}
+    ratios = geomean_ratios(out)
+    clean = geomean_ratios([c for c in out if not c.noisy])
+    gm, gci = _geomean_ci(ratios, confidence, n_boot, rng)
+    gmc, gcci = _geomean_ci(clean, confidence, n_boot, rng)
+    return Comparison(label_a or (a[0].path if a else "A"), label_b or (b[0].path if b else "B"), tuple(out),
+                      gm, gci, gmc, gcci, tuple(n for n, t in ta.items() if id(t) not in paired_a),
+                      tuple(n for n, t in tb.items() if id(t) not in paired_b), tuple(skipped), confidence)
+
+
+#: Fewest run verdicts :class:`RunVerdicts` shares with a second process (each takes ~1 ms; a fork ~2 ms).
+FORK_MIN_VERDICTS = 16
+#: Share of the verdicts the second process takes: this one also computes compare's own statistics (run tables,
+#: bootstrap, Welch: about half the time of the verdicts for runner files) meanwhile.
+CHILD_SHARE = 0.7
+
+
+def _fork_safe() -> bool:
+    """A fork is safe and pays here: Linux, two CPUs free for bandkit (``BANDKIT_THREADS``, the affinity mask),
+    the main thread with no other thread but daemons (tqdm's monitor), not in a notebook's kernel."""
+    return (sys.platform.startswith("linux") and "ipykernel" not in sys.modules
+            and threading.current_thread() is threading.main_thread()
+            and all(t.daemon for t in threading.enumerate() if t is not threading.main_thread())
+            and available_cpus(2) >= 2)
+
+
+class RunVerdicts:
+    """``postmortem.run_verdict`` of runner traces, a share of them (``CHILD_SHARE``, the last ones) computed in a
+    forked process from the start, while this one goes on (:meth:`get` of a trace of that share waits for the
+    child's answers, the others are computed here when asked), where :func:`_fork_safe` and there are at least
+    ``FORK_MIN_VERDICTS``. The child computes each trace's run table itself, sends its verdicts (names) through a
+    pipe and leaves by ``os._exit`` (no buffers flushed twice); should it fail in any way (or answer a name that is
+    no verdict), they are computed here. The same verdicts either way: a pure function of each trace."""
+
+    def __init__(self, traces: Sequence[Trace]):
+        from .postmortem import run_verdict
+
+        self._verdict = run_verdict
+        self._cache: dict[int, str] = {}
+        self._theirs: dict[int, int] = {}  # id(trace) -> position in the child's answers
+        self._answers: list[str] | None = None
+        self._pid = None
+        if len(traces) < FORK_MIN_VERDICTS or not _fork_safe():
+            return
+        split = len(traces) - int(CHILD_SHARE * len(traces))
+        first = traces[0]
+        self._cache[id(first)] = run_verdict(first)  # (any import a verdict makes happens before the fork)
+        share = list(traces[split:])
+        rfd, wfd = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(rfd)
+            os.close(wfd)
+            return
+        if pid == 0:  # the child
+            code = 1
+            try:
+                os.close(rfd)
+                data = "\n".join(run_verdict(t) for t in share).encode()
+                while data:
+                    data = data[os.write(wfd, data):]
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(wfd)
+        self._pid, self._rfd, self._share = pid, rfd, share
+        self._theirs = {id(t): i for i, t in enumerate(share)}
+
+    def get(self, trace: Trace, rt=None) -> str:
+        """The run verdict of ``trace`` (``rt``: its run table, if at hand)."""
+        i = self._theirs.get(id(trace))
+        if i is None:
+            cached = self._cache.pop(id(trace), None)
+            return cached if cached is not None else self._verdict(trace, rt)
+        if self._answers is None:
+            self._answers = self._collect()
+        return self._answers[i]
+
+    def close(self) -> None:
+        """Wait for the child (if any and still there)."""
+        if self._pid is not None and self._answers is None:
+            self._answers = self._collect()
+
+    def _collect(self) -> list[str]:
+        from .postmortem.classify import VERDICTS
+
+        chunks = []
+        try:
+            while chunk := os.read(self._rfd, 65536):
+                chunks.append(chunk)
+        finally:
+            os.close(self._rfd)
+            _, status = os.waitpid(self._pid, 0)
+        theirs = b"".join(chunks).decode().split("\n")
+        if status != 0 or len(theirs) != len(self._share) or not set(theirs) <= set(VERDICTS):
+            theirs = [self._verdict(t) for t in self._share]
+        return theirs
+
+
+def _compare_pairs(pairs, verdicts: RunVerdicts, alpha: float, n_boot: int, min_runs: int, rng, progress):
+    """compare's loop over the matched benchmarks: (comparisons, skipped names with the reason)."""
+    from .postmortem import run_table
+
     out: list[BenchmarkComparison] = []
     skipped: list[tuple[str, str]] = []
     pending: list = []  # (index in out, A, its run table, B, its run table): the run verdicts to add
-    pairs = _match(ta, tb)
-    paired_a = {id(A) for _, A, _ in pairs}
-    paired_b = {id(B) for _, _, B in pairs}
     for name, A, B in (progress(pairs) if progress is not None else pairs):
         ra = None if A.meta.extra.get("summary_only") else run_table(A, metadata=False)
         rb = None if B.meta.extra.get("summary_only") else run_table(B, metadata=False)
@@ -330,10 +437,8 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
                                        len(ra), len(rb), ratio, lo, hi, p, sig, False, (), "", "",
                                        higher_is_better=direction(A, B), resolution=q and q[0]))
         pending.append((len(out) - 1, A, ra, B, rb))
-    # the run verdicts (no suspects ranked), all at once: two processes share them where two CPUs are free
-    verdicts = run_verdicts([x for _, A, ra, B, rb in pending for x in ((A, ra), (B, rb))])
-    for k, (i, A, ra, B, rb) in enumerate(pending):
-        va, vb = verdicts[2 * k], verdicts[2 * k + 1]
+    for i, A, ra, B, rb in pending:
+        va, vb = verdicts.get(A, ra), verdicts.get(B, rb)  # (the verdicts only: no suspects ranked)
         reasons = []
         for side, verdict, rt in (("A", va, ra), ("B", vb, rb)):
             if verdict in NOISY_VERDICTS:
@@ -343,67 +448,7 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
                 reasons.append(f"{side} cv {100 * cv:.0f}%")
         out[i] = dataclasses.replace(out[i], noisy=bool(reasons), noisy_reasons=tuple(reasons), verdict_a=va,
                                      verdict_b=vb)
-    ratios = geomean_ratios(out)
-    clean = geomean_ratios([c for c in out if not c.noisy])
-    gm, gci = _geomean_ci(ratios, confidence, n_boot, rng)
-    gmc, gcci = _geomean_ci(clean, confidence, n_boot, rng)
-    return Comparison(label_a or (a[0].path if a else "A"), label_b or (b[0].path if b else "B"), tuple(out),
-                      gm, gci, gmc, gcci, tuple(n for n, t in ta.items() if id(t) not in paired_a),
-                      tuple(n for n, t in tb.items() if id(t) not in paired_b), tuple(skipped), confidence)
-
-
-#: Fewest run verdicts :func:`run_verdicts` shares with a second process (each takes ~1 ms; a fork ~2 ms).
-FORK_MIN_VERDICTS = 16
-
-
-def run_verdicts(items: list) -> list[str]:
-    """``[postmortem.run_verdict(trace, rt) for trace, rt in items]``; the second half in a forked process while
-    this one does the first, where that is safe and pays: Linux, two CPUs free for bandkit
-    (``BANDKIT_THREADS``, the affinity mask), called from the main thread with no other thread but daemons
-    (tqdm's monitor), not in a notebook's kernel, at least ``FORK_MIN_VERDICTS``. The child sends its verdicts
-    (names) through a pipe and leaves by ``os._exit`` (no buffers flushed twice); should it fail in any way, this
-    process computes them. The same verdicts either way (a pure function of each trace)."""
-    from .postmortem import run_verdict
-    from .postmortem.classify import VERDICTS
-
-    n = len(items)
-    if (n < FORK_MIN_VERDICTS or not sys.platform.startswith("linux") or "ipykernel" in sys.modules
-            or threading.current_thread() is not threading.main_thread()
-            or any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread())
-            or available_cpus(2) < 2):
-        return [run_verdict(t, rt) for t, rt in items]
-    first = [run_verdict(*items[0])]  # (any import the verdicts make happens here, before the fork)
-    half = (n + 1) // 2
-    rfd, wfd = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(rfd)
-        os.close(wfd)
-        return first + [run_verdict(t, rt) for t, rt in items[1:]]
-    if pid == 0:  # the child: the second half
-        code = 1
-        try:
-            os.close(rfd)
-            data = "\n".join(run_verdict(t, rt) for t, rt in items[half:]).encode()
-            while data:
-                data = data[os.write(wfd, data):]
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(wfd)
-    try:
-        mine = first + [run_verdict(t, rt) for t, rt in items[1:half]]
-        chunks = []
-        while chunk := os.read(rfd, 65536):
-            chunks.append(chunk)
-    finally:
-        os.close(rfd)
-        _, status = os.waitpid(pid, 0)
-    theirs = b"".join(chunks).decode().split("\n")
-    if status != 0 or len(theirs) != n - half or not set(theirs) <= set(VERDICTS):
-        theirs = [run_verdict(t, rt) for t, rt in items[half:]]
-    return mine + theirs
+    return out, skipped
 
 
 def _side_stats(t: Trace, rt) -> dict[str, Any]:

@@ -251,51 +251,60 @@ def test_bootstrap_interval_is_numpy_quantile_of_the_mean_ratios():
         assert _interval(got, alpha) == (float(np.quantile(ref, alpha / 2)), float(np.quantile(ref, 1 - alpha / 2)))
 
 
-def _speedpython_pairs():
+def _speedpython_traces():
     from bandkit.loaders import load_many
-    from bandkit.postmortem import run_table
 
     root = Path(__file__).resolve().parent.parent / "data" / "runners"
     a = load_many([root / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"])
     b = load_many([root / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz"])
-    return [(t, run_table(t, metadata=False)) for t in a[:20] + b[:20]]
+    return a[:20] + b[:20]
 
 
 def test_run_verdicts_shared_with_a_forked_process_equal_the_serial_ones(monkeypatch):
-    """compare's run verdicts: the second half computed in a forked process (Linux, 2 CPUs) are the verdicts of
-    run_verdict one by one, in order; BANDKIT_THREADS=1 keeps them in this process; a child that fails leaves
-    them to this process, with the same result."""
+    """compare's run verdicts: a share computed in a forked process (Linux, 2 CPUs) are the verdicts of
+    run_verdict one by one, whatever the order they are asked in; BANDKIT_THREADS=1 keeps them in this process; a
+    child that fails or answers garbage leaves them to this process, with the same result; and compare() itself
+    is the same with and without the fork."""
     import os
     import sys
 
     import bandkit.compare as C
-    from bandkit.postmortem import run_verdict
+    import bandkit.postmortem as PM
+    from bandkit.postmortem import run_table, run_verdict
 
-    items = _speedpython_pairs()
-    serial = [run_verdict(t, rt) for t, rt in items]
+    traces = _speedpython_traces()
+    serial = [run_verdict(t) for t in traces]
     assert len(set(serial)) > 1
     forks = []
     real_fork = os.fork
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
-    monkeypatch.setenv("BANDKIT_THREADS", "2")
-    assert C.run_verdicts(items) == serial
-    assert forks == ([1] if sys.platform.startswith("linux") else [])
-    monkeypatch.setenv("BANDKIT_THREADS", "1")
-    assert C.run_verdicts(items) == serial and len(forks) <= 1
-    if not sys.platform.startswith("linux"):
-        return
-    # a child that fails: its half is computed here
-    monkeypatch.setenv("BANDKIT_THREADS", "2")
-    parent = os.getpid()
-    import bandkit.postmortem as PM
+    linux = sys.platform.startswith("linux")
 
-    def failing_in_the_child(t, rt):
+    def asked(rv, order):
+        got = {i: rv.get(traces[i], run_table(traces[i], metadata=False) if i % 2 else None) for i in order}
+        rv.close()
+        return [got[i] for i in range(len(traces))]
+
+    monkeypatch.setenv("BANDKIT_THREADS", "2")
+    assert asked(C.RunVerdicts(traces), range(len(traces))) == serial
+    assert asked(C.RunVerdicts(traces), reversed(range(len(traces)))) == serial  # (the child's share first)
+    assert len(forks) == (2 if linux else 0)
+    monkeypatch.setenv("BANDKIT_THREADS", "1")
+    assert asked(C.RunVerdicts(traces), range(len(traces))) == serial and len(forks) == (2 if linux else 0)
+    a, b = traces[:20], traces[20:]
+    one = C.compare(a, b).to_dict()
+    monkeypatch.setenv("BANDKIT_THREADS", "2")
+    assert C.compare(a, b).to_dict() == one and len(forks) == (3 if linux else 0)
+    if not linux:
+        return
+    parent = os.getpid()
+
+    def failing_in_the_child(t, rt=None):
         if os.getpid() != parent:
             raise RuntimeError("child")
         return run_verdict(t, rt)
 
     monkeypatch.setattr(PM, "run_verdict", failing_in_the_child)
-    assert C.run_verdicts(items) == serial and len(forks) == 2
-    # a child that answers garbage (a name that is no verdict): the same
-    monkeypatch.setattr(PM, "run_verdict", lambda t, rt: run_verdict(t, rt) if os.getpid() == parent else "x")
-    assert C.run_verdicts(items) == serial and len(forks) == 3
+    assert asked(C.RunVerdicts(traces), range(len(traces))) == serial and len(forks) == 4
+    monkeypatch.setattr(PM, "run_verdict", lambda t, rt=None: run_verdict(t, rt) if os.getpid() == parent else "x")
+    assert asked(C.RunVerdicts(traces), range(len(traces))) == serial and len(forks) == 5
