@@ -349,7 +349,10 @@ class RunVerdicts:
         share = list(traces[split:])
         rfd, wfd = os.pipe()
         try:
-            pid = os.fork()
+            with warnings.catch_warnings():
+                # (Python >= 3.12 warns of any other OS thread: numpy's BLAS pool, idle, never used by the child)
+                warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+                pid = os.fork()
         except OSError:
             os.close(rfd)
             os.close(wfd)
