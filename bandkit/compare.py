@@ -317,12 +317,16 @@ CHILD_SHARE = 0.7
 
 
 def _fork_safe() -> bool:
-    """A fork is safe and pays here: Linux, two CPUs free for bandkit (``BANDKIT_THREADS``, the affinity mask),
-    the main thread with no other thread but daemons (tqdm's monitor), not in a notebook's kernel."""
-    return (sys.platform.startswith("linux") and "ipykernel" not in sys.modules
+    """A fork is safe and pays here: Linux, two CPUs for bandkit (``BANDKIT_THREADS``, the affinity mask) and a
+    second one idle (1-minute load average below the CPUs less a half: on a busy machine the two processes would
+    only share one CPU, at a few % more CPU time), the main thread with no other thread but daemons (tqdm's
+    monitor), not in a notebook's kernel."""
+    if not (sys.platform.startswith("linux") and "ipykernel" not in sys.modules
             and threading.current_thread() is threading.main_thread()
-            and all(t.daemon for t in threading.enumerate() if t is not threading.main_thread())
-            and available_cpus(2) >= 2)
+            and all(t.daemon for t in threading.enumerate() if t is not threading.main_thread())):
+        return False
+    cpus = available_cpus(2)
+    return cpus >= 2 and (os.environ.get("BANDKIT_THREADS") or os.getloadavg()[0] < (os.cpu_count() or 1) - 0.5)
 
 
 class RunVerdicts:

@@ -308,3 +308,20 @@ def test_run_verdicts_shared_with_a_forked_process_equal_the_serial_ones(monkeyp
     assert asked(C.RunVerdicts(traces), range(len(traces))) == serial and len(forks) == 4
     monkeypatch.setattr(PM, "run_verdict", lambda t, rt=None: run_verdict(t, rt) if os.getpid() == parent else "x")
     assert asked(C.RunVerdicts(traces), range(len(traces))) == serial and len(forks) == 5
+
+
+def test_run_verdicts_fork_only_when_a_second_cpu_is_idle(monkeypatch):
+    """Without BANDKIT_THREADS the fork waits for an idle CPU: a load average at the CPU count keeps the verdicts
+    in this process, a quiet machine with two CPUs forks (Linux)."""
+    import os
+    import sys
+
+    import bandkit.compare as C
+
+    monkeypatch.delenv("BANDKIT_THREADS", raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (float(os.cpu_count() or 1), 0.0, 0.0))
+    assert not C._fork_safe()
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert C._fork_safe() == (sys.platform.startswith("linux") and C.available_cpus(2) >= 2)
+    monkeypatch.setenv("BANDKIT_THREADS", "1")
+    assert not C._fork_safe()
