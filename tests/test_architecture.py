@@ -12,7 +12,7 @@ PKG = Path(__file__).resolve().parent.parent / "bandkit"
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("ground", ("bandkit._version", "bandkit.errors", "bandkit._json", "bandkit._lazy", "bandkit._gc", "bandkit.robust", "bandkit.metadata",
                 "bandkit.peaks1d", "bandkit.filters1d", "bandkit.findings", "bandkit.section", "bandkit.display", "bandkit.trace",
-                "bandkit.stalls", "bandkit.schema", "bandkit.limits", "bandkit._numba")),
+                "bandkit.stalls", "bandkit.schema", "bandkit.limits", "bandkit._numba", "bandkit._cpus")),
     ("loaders and analyses", ("bandkit.loaders", "bandkit.summary", "bandkit.bands", "bandkit.changepoints",
                               "bandkit.spectrum", "bandkit.postmortem", "bandkit.history")),
     ("pipeline", ("bandkit.analyze", "bandkit.synthetic", "bandkit._warm")),
