@@ -18,15 +18,28 @@ from .classify import (VERDICTS, Classification, Gates, block_ratio, change_p, c
                        outlier_sigmas)
 from .distributions import erfc
 from .noise import detect_tick, mean, within_run_se
-from .result import Episode, PostMortem, RunBand, Step
 from .runs import RunTable, run_table
-from .magnitude import slowdown_of
-from .suspects import Suspect, rank_suspects
-from .summary import CrossSummary, summarize
 
 __all__ = ["postmortem", "run_verdict", "summarize", "classify", "run_table", "rank_suspects",
            "PostMortem", "Step", "Episode", "Gates",
            "RunBand", "Suspect", "CrossSummary", "RunTable", "Classification", "VERDICTS"]
+
+#: Names imported on first use (module ``__getattr__``): ``bandkit compare``'s verdicts need none of them (the
+#: result classes, suspects, cross-benchmark summary: ~8 ms of this package's ~13 ms import).
+_LAZY = {"Episode": ".result", "PostMortem": ".result", "RunBand": ".result", "Step": ".result",
+         "slowdown_of": ".magnitude", "Suspect": ".suspects", "rank_suspects": ".suspects",
+         "CrossSummary": ".summary", "summarize": ".summary"}
+
+
+def __getattr__(name: str):
+    where = _LAZY.get(name)
+    if where is None:  # (then ``from bandkit.postmortem import suspects`` imports the submodule)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
 
 
 def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: float = 0.002, min_runs: int = 4,
@@ -37,6 +50,10 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
     ``noise_floor``: smallest relative noise assumed per run; ``min_runs``: fewer runs -> verdict
     ``too_few_runs``; ``gates``: every decision threshold (:class:`~bandkit.postmortem.classify.Gates`).
     """
+    from .magnitude import slowdown_of
+    from .result import PostMortem, RunBand, Step
+    from .suspects import Suspect, rank_suspects
+
     g = gates or Gates()
     if min_ratio is not None:
         if min_ratio <= 1.0:
@@ -191,6 +208,8 @@ def _location_ci(x, ia, ib, scale, runs) -> tuple[int | None, int | None]:
 
 
 def _episode(x, means, runs, labels, blk, blocks, scale, clip) -> Episode:
+    from .result import Episode
+
     band, s, e = blk
     i = list(blocks).index(blk)
     before, after = blocks[i - 1], blocks[i + 1]
