@@ -15,8 +15,12 @@ def available_cpus(cap: int) -> int:
             return max(1, int(env))
         except ValueError:
             raise InvalidValueError(f"BANDKIT_THREADS must be a positive integer, got {env!r}") from None
+    return max(1, min(cap, cpus_allowed()))
+
+
+def cpus_allowed() -> int:
+    """The CPUs this process may run on (its affinity mask; the CPU count where there is none)."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(cap, cpus))
+        return os.cpu_count() or 1

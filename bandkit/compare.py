@@ -48,7 +48,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ._cpus import available_cpus
+from ._cpus import available_cpus, cpus_allowed
 from .display import DisplayMixin, render
 from .errors import UsageError
 from .robust import decimal_resolution
@@ -317,16 +317,16 @@ CHILD_SHARE = 0.7
 
 
 def _fork_safe() -> bool:
-    """A fork is safe and pays here: Linux, two CPUs for bandkit (``BANDKIT_THREADS``, the affinity mask) and a
-    second one idle (1-minute load average below the CPUs less a half: on a busy machine the two processes would
-    only share one CPU, at a few % more CPU time), the main thread with no other thread but daemons (tqdm's
-    monitor), not in a notebook's kernel."""
-    if not (sys.platform.startswith("linux") and "ipykernel" not in sys.modules
-            and threading.current_thread() is threading.main_thread()
-            and all(t.daemon for t in threading.enumerate() if t is not threading.main_thread())):
+    """A fork is asked for and safe here: ``BANDKIT_THREADS`` >= 2 (opt-in: on a host whose CPUs other machines
+    share, two processes may get little more than one CPU between them - measured on the 2-vCPU development VM:
+    two spinning processes 1.0-1.9x the wall time of one - and the fork then costs wall time), two CPUs in the
+    affinity mask, Linux, the main thread with no other thread but daemons (tqdm's monitor), not in a notebook's
+    kernel."""
+    if not os.environ.get("BANDKIT_THREADS", "").strip() or available_cpus(2) < 2:
         return False
-    cpus = available_cpus(2)
-    return cpus >= 2 and (os.environ.get("BANDKIT_THREADS") or os.getloadavg()[0] < (os.cpu_count() or 1) - 0.5)
+    return (cpus_allowed() >= 2 and sys.platform.startswith("linux") and "ipykernel" not in sys.modules
+            and threading.current_thread() is threading.main_thread()
+            and all(t.daemon for t in threading.enumerate() if t is not threading.main_thread()))
 
 
 class RunVerdicts:

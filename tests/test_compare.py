@@ -310,18 +310,18 @@ def test_run_verdicts_shared_with_a_forked_process_equal_the_serial_ones(monkeyp
     assert asked(C.RunVerdicts(traces), range(len(traces))) == serial and len(forks) == 5
 
 
-def test_run_verdicts_fork_only_when_a_second_cpu_is_idle(monkeypatch):
-    """Without BANDKIT_THREADS the fork waits for an idle CPU: a load average at the CPU count keeps the verdicts
-    in this process, a quiet machine with two CPUs forks (Linux)."""
-    import os
+def test_run_verdicts_fork_only_when_asked(monkeypatch):
+    """The fork is opt-in: without BANDKIT_THREADS the verdicts stay in this process, with BANDKIT_THREADS=1 too;
+    BANDKIT_THREADS=2 forks where two CPUs are in the affinity mask (Linux)."""
     import sys
 
     import bandkit.compare as C
 
     monkeypatch.delenv("BANDKIT_THREADS", raising=False)
-    monkeypatch.setattr(os, "getloadavg", lambda: (float(os.cpu_count() or 1), 0.0, 0.0))
     assert not C._fork_safe()
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert C._fork_safe() == (sys.platform.startswith("linux") and C.available_cpus(2) >= 2)
     monkeypatch.setenv("BANDKIT_THREADS", "1")
+    assert not C._fork_safe()
+    monkeypatch.setenv("BANDKIT_THREADS", "2")
+    assert C._fork_safe() == (sys.platform.startswith("linux") and C.cpus_allowed() >= 2)
+    monkeypatch.setattr(C, "cpus_allowed", lambda: 1)
     assert not C._fork_safe()
