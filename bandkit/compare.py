@@ -39,16 +39,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-import sys
-import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ._cpus import available_cpus, cpus_allowed
 from .display import DisplayMixin, render
 from .errors import UsageError
 from .robust import decimal_resolution
@@ -292,12 +288,7 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     rng = np.random.default_rng(seed)
     alpha = 1 - confidence
     pairs = _match(ta, tb)
-    # the run verdicts of the paired traces with runs: a second process starts on a share of them now
-    verdicts = RunVerdicts([t for _, A, B in pairs for t in (A, B) if not t.meta.extra.get("summary_only")])
-    try:
-        out, skipped = _compare_pairs(pairs, verdicts, alpha, n_boot, min_runs, rng, progress)
-    finally:
-        verdicts.close()
+    out, skipped = _compare_pairs(pairs, alpha, n_boot, min_runs, rng, progress)
     paired_a = {id(A) for _, A, _ in pairs}
     paired_b = {id(B) for _, _, B in pairs}
     ratios = geomean_ratios(out)
@@ -309,106 +300,10 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
                       tuple(n for n, t in tb.items() if id(t) not in paired_b), tuple(skipped), confidence)
 
 
-#: Fewest run verdicts :class:`RunVerdicts` shares with a second process (each takes ~1 ms; a fork ~2 ms).
-FORK_MIN_VERDICTS = 16
-#: Share of the verdicts the second process takes: this one also computes compare's own statistics (run tables,
-#: bootstrap, Welch: about half the time of the verdicts for runner files) meanwhile.
-CHILD_SHARE = 0.7
-
-
-def _fork_safe() -> bool:
-    """A fork is asked for and safe here: ``BANDKIT_THREADS`` >= 2 (opt-in: on a host whose CPUs other machines
-    share, two processes may get little more than one CPU between them - measured on the 2-vCPU development VM:
-    two spinning processes 1.0-1.9x the wall time of one - and the fork then costs wall time), two CPUs in the
-    affinity mask, Linux, the main thread with no other thread but daemons (tqdm's monitor), not in a notebook's
-    kernel."""
-    if not os.environ.get("BANDKIT_THREADS", "").strip() or available_cpus(2) < 2:
-        return False
-    return (cpus_allowed() >= 2 and sys.platform.startswith("linux") and "ipykernel" not in sys.modules
-            and threading.current_thread() is threading.main_thread()
-            and all(t.daemon for t in threading.enumerate() if t is not threading.main_thread()))
-
-
-class RunVerdicts:
-    """``postmortem.run_verdict`` of runner traces, a share of them (``CHILD_SHARE``, the last ones) computed in a
-    forked process from the start, while this one goes on (:meth:`get` of a trace of that share waits for the
-    child's answers, the others are computed here when asked), where :func:`_fork_safe` and there are at least
-    ``FORK_MIN_VERDICTS``. The child computes each trace's run table itself, sends its verdicts (names) through a
-    pipe and leaves by ``os._exit`` (no buffers flushed twice); should it fail in any way (or answer a name that is
-    no verdict), they are computed here. The same verdicts either way: a pure function of each trace."""
-
-    def __init__(self, traces: Sequence[Trace]):
-        from .postmortem import run_verdict
-
-        self._verdict = run_verdict
-        self._cache: dict[int, str] = {}
-        self._theirs: dict[int, int] = {}  # id(trace) -> position in the child's answers
-        self._answers: list[str] | None = None
-        self._pid = None
-        if len(traces) < FORK_MIN_VERDICTS or not _fork_safe():
-            return
-        split = len(traces) - int(CHILD_SHARE * len(traces))
-        first = traces[0]
-        self._cache[id(first)] = run_verdict(first)  # (any import a verdict makes happens before the fork)
-        share = list(traces[split:])
-        rfd, wfd = os.pipe()
-        try:
-            with warnings.catch_warnings():
-                # (Python >= 3.12 warns of any other OS thread: numpy's BLAS pool, idle, never used by the child)
-                warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
-                pid = os.fork()
-        except OSError:
-            os.close(rfd)
-            os.close(wfd)
-            return
-        if pid == 0:  # the child
-            code = 1
-            try:
-                os.close(rfd)
-                data = "\n".join(run_verdict(t) for t in share).encode()
-                while data:
-                    data = data[os.write(wfd, data):]
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(wfd)
-        self._pid, self._rfd, self._share = pid, rfd, share
-        self._theirs = {id(t): i for i, t in enumerate(share)}
-
-    def get(self, trace: Trace, rt=None) -> str:
-        """The run verdict of ``trace`` (``rt``: its run table, if at hand)."""
-        i = self._theirs.get(id(trace))
-        if i is None:
-            cached = self._cache.pop(id(trace), None)
-            return cached if cached is not None else self._verdict(trace, rt)
-        if self._answers is None:
-            self._answers = self._collect()
-        return self._answers[i]
-
-    def close(self) -> None:
-        """Wait for the child (if any and still there)."""
-        if self._pid is not None and self._answers is None:
-            self._answers = self._collect()
-
-    def _collect(self) -> list[str]:
-        from .postmortem.classify import VERDICTS
-
-        chunks = []
-        try:
-            while chunk := os.read(self._rfd, 65536):
-                chunks.append(chunk)
-        finally:
-            os.close(self._rfd)
-            _, status = os.waitpid(self._pid, 0)
-        theirs = b"".join(chunks).decode().split("\n")
-        if status != 0 or len(theirs) != len(self._share) or not set(theirs) <= set(VERDICTS):
-            theirs = [self._verdict(t) for t in self._share]
-        return theirs
-
-
-def _compare_pairs(pairs, verdicts: RunVerdicts, alpha: float, n_boot: int, min_runs: int, rng, progress):
-    """compare's loop over the matched benchmarks: (comparisons, skipped names with the reason)."""
-    from .postmortem import run_table
+def _compare_pairs(pairs, alpha: float, n_boot: int, min_runs: int, rng, progress):
+    """compare's loop over the matched benchmarks: (comparisons, skipped names with the reason); the run
+    verdicts (``postmortem.run_verdict``: no suspects ranked) of the compared pairs after it."""
+    from .postmortem import run_table, run_verdict
 
     out: list[BenchmarkComparison] = []
     skipped: list[tuple[str, str]] = []
@@ -445,7 +340,7 @@ def _compare_pairs(pairs, verdicts: RunVerdicts, alpha: float, n_boot: int, min_
                                        higher_is_better=direction(A, B), resolution=q and q[0]))
         pending.append((len(out) - 1, A, ra, B, rb))
     for i, A, ra, B, rb in pending:
-        va, vb = verdicts.get(A, ra), verdicts.get(B, rb)  # (the verdicts only: no suspects ranked)
+        va, vb = run_verdict(A, ra), run_verdict(B, rb)
         reasons = []
         for side, verdict, rt in (("A", va, ra), ("B", vb, rb)):
             if verdict in NOISY_VERDICTS:

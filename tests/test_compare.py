@@ -260,68 +260,19 @@ def _speedpython_traces():
     return a[:20] + b[:20]
 
 
-def test_run_verdicts_shared_with_a_forked_process_equal_the_serial_ones(monkeypatch):
-    """compare's run verdicts: a share computed in a forked process (Linux, 2 CPUs) are the verdicts of
-    run_verdict one by one, whatever the order they are asked in; BANDKIT_THREADS=1 keeps them in this process; a
-    child that fails or answers garbage leaves them to this process, with the same result; and compare() itself
-    is the same with and without the fork."""
-    import os
-    import sys
-
+def test_compare_verdicts_are_the_run_verdicts_of_each_side():
+    """compare's per-benchmark verdicts (computed after its loop, from the run tables it already made) are
+    ``postmortem.run_verdict`` of each trace on its own."""
     import bandkit.compare as C
-    import bandkit.postmortem as PM
-    from bandkit.postmortem import run_table, run_verdict
+    from bandkit.postmortem import run_verdict
 
     traces = _speedpython_traces()
-    serial = [run_verdict(t) for t in traces]
-    assert len(set(serial)) > 1
-    forks = []
-    real_fork = os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or real_fork())
-    linux = sys.platform.startswith("linux")
-
-    def asked(rv, order):
-        got = {i: rv.get(traces[i], run_table(traces[i], metadata=False) if i % 2 else None) for i in order}
-        rv.close()
-        return [got[i] for i in range(len(traces))]
-
-    monkeypatch.setenv("BANDKIT_THREADS", "2")
-    assert asked(C.RunVerdicts(traces), range(len(traces))) == serial
-    assert asked(C.RunVerdicts(traces), reversed(range(len(traces)))) == serial  # (the child's share first)
-    assert len(forks) == (2 if linux else 0)
-    monkeypatch.setenv("BANDKIT_THREADS", "1")
-    assert asked(C.RunVerdicts(traces), range(len(traces))) == serial and len(forks) == (2 if linux else 0)
     a, b = traces[:20], traces[20:]
-    one = C.compare(a, b).to_dict()
-    monkeypatch.setenv("BANDKIT_THREADS", "2")
-    assert C.compare(a, b).to_dict() == one and len(forks) == (3 if linux else 0)
-    if not linux:
-        return
-    parent = os.getpid()
-
-    def failing_in_the_child(t, rt=None):
-        if os.getpid() != parent:
-            raise RuntimeError("child")
-        return run_verdict(t, rt)
-
-    monkeypatch.setattr(PM, "run_verdict", failing_in_the_child)
-    assert asked(C.RunVerdicts(traces), range(len(traces))) == serial and len(forks) == 4
-    monkeypatch.setattr(PM, "run_verdict", lambda t, rt=None: run_verdict(t, rt) if os.getpid() == parent else "x")
-    assert asked(C.RunVerdicts(traces), range(len(traces))) == serial and len(forks) == 5
-
-
-def test_run_verdicts_fork_only_when_asked(monkeypatch):
-    """The fork is opt-in: without BANDKIT_THREADS the verdicts stay in this process, with BANDKIT_THREADS=1 too;
-    BANDKIT_THREADS=2 forks where two CPUs are in the affinity mask (Linux)."""
-    import sys
-
-    import bandkit.compare as C
-
-    monkeypatch.delenv("BANDKIT_THREADS", raising=False)
-    assert not C._fork_safe()
-    monkeypatch.setenv("BANDKIT_THREADS", "1")
-    assert not C._fork_safe()
-    monkeypatch.setenv("BANDKIT_THREADS", "2")
-    assert C._fork_safe() == (sys.platform.startswith("linux") and C.cpus_allowed() >= 2)
-    monkeypatch.setattr(C, "cpus_allowed", lambda: 1)
-    assert not C._fork_safe()
+    cmp = C.compare(a, b)
+    by_a, by_b = {t.meta.name: t for t in a}, {t.meta.name: t for t in b}
+    checked = 0
+    for c in cmp.benchmarks:
+        if c.verdict_a:
+            assert c.verdict_a == run_verdict(by_a[c.name]) and c.verdict_b == run_verdict(by_b[c.name])
+            checked += 1
+    assert checked >= 5 and len({c.verdict_a for c in cmp.benchmarks} | {c.verdict_b for c in cmp.benchmarks}) > 1

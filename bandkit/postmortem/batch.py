@@ -92,7 +92,7 @@ def _postmortem(pm: PostMortem, ex, summary_stats: dict | None) -> SectionResult
               "bands": [], "outlier_runs": [], "warmup_runs": [], "slow_runs": [], "trend": None, "suspects": [],
               "negligible_suspects": [], "run_bands": [], "summary_stats": summary_stats,
               "postmortem": {"aggregation": "per-run means", "reference": None, "affected_runs": [],
-                             "noise_rel": None, "summary_only": True, "note": pm.note, "gate": {},
+                             "noise_rel": None, "spread_rel": None, "summary_only": True, "note": pm.note, "gate": {},
                              "run_numbering": ex.get("run_numbering", "1-based, file order")}}
     finding = {"kind": "no_per_run_data", "severity": "info", "name": pm.name, "unit": pm.unit, "runs": 0,
                "reason": pm.note}
