@@ -74,7 +74,7 @@ from ..changepoints.fpop import fpop
 from ..changepoints.penalty import long_run_factor
 from ..robust import distinct, exp_ratio
 from .distributions import chi2_isf, erfc, running_median, t_isf
-from .noise import RunNoise, estimate_noise, lag1, mean, median, robust_sd, segment_medians, std
+from .noise import RunNoise, estimate_noise, lag1, mean, median, robust_sd, segment_medians, std, two_group_t
 
 VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
             "no_runs")
@@ -528,6 +528,7 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
                 continue
             order = np.argsort(x[side])
             groups.extend(np.split(side[order], np.flatnonzero(np.diff(x[side][order]) > 2.0 * noise.sigma) + 1))
+        two_groups = None  # (do the values hold two groups at all? computed once, when a scattered band is at stake)
         for cl in groups:
             v = x[cl]
             dist, spread, ok = apart(v)
@@ -538,10 +539,14 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
                 if near >= 0 and abs(mean(v) - lv[near]) < far:
                     labels[cl] = near  # at a band's level already: visits of it
                     mixed.add(near)
-                else:
-                    mixed.add(len(lv))
-                    labels[cl] = len(lv)
-                    lv.append(mean(v))
+                    continue
+                if lv and two_groups is None:
+                    two_groups = two_groups_apart(x, g)
+                if lv and not two_groups:
+                    continue  # scattered runs, no run-order support, in values that one level of noise makes
+                mixed.add(len(lv))
+                labels[cl] = len(lv)
+                lv.append(mean(v))
     if mixed and len(lv) >= 2:
         labels, lv = _settle_levels(x, labels, lv, mixed, len(groups), noise.sigma, far, g.alpha)
     if not lv:  # everything far from everything (tiny series): one band of all runs
@@ -645,6 +650,31 @@ def _snap_to_gap(x: np.ndarray, labels: np.ndarray, new: np.ndarray, is_mixed: n
     if np.any(np.bincount(out[out >= 0], minlength=nb) == 0):
         return new
     return out
+
+
+#: 99 % quantile (Gaussian noise) of the two-group statistic :func:`.noise.two_group_t` - (mean gap) /
+#: (pooled within-group sd) at the best least-squares split of the sorted values, groups of >= ``min_block``
+#: (3) runs and ``level_share`` (10 %) of them - by number of runs: ``benchmarks/two_level_null.py null
+#: --statistic ls --min-count 3 --min-share 0.10``, 20,000 seeded series a row (RESULTS_calibration.md,
+#: "Trust, stop 27"). Interpolated linearly in n; beyond the last row, its value (the quantile still falls).
+TWO_GROUP_T99 = ((10, 5.72), (15, 4.84), (20, 4.40), (25, 4.20), (30, 3.96), (40, 3.73), (50, 3.56),
+                 (70, 3.37), (100, 3.23), (150, 3.09), (200, 3.02))
+
+
+def two_group_threshold(n: int) -> float:
+    """The two-group statistic that ``n`` values of one level of Gaussian noise exceed in 1 % of series
+    (:data:`TWO_GROUP_T99`)."""
+    ns, qs = zip(*TWO_GROUP_T99)
+    return float(np.interp(n, ns, qs))
+
+
+def two_groups_apart(x: np.ndarray, g: Gates) -> bool:
+    """The values ``x`` (all runs, in any order) hold two groups that one level of Gaussian noise makes
+    in fewer than 1 % of series (:func:`two_group_threshold`): the gate of a band made of scattered
+    runs, which has no run-order support (fc_bm-20240604 pprint_pformat: 3 of 20 runs at x1.07-1.12
+    beside runs spread 0.975-1.032 read "2 levels"; statistic 4.0, 4.40 needed at 20 runs)."""
+    t = two_group_t(x, g.level_share, g.min_block)
+    return t is not None and t >= two_group_threshold(x.size)
 
 
 def _second_level(k: int, n: int, g: Gates) -> bool:

@@ -114,6 +114,19 @@ def two_level_sd(x: np.ndarray, min_share: float, min_count: int, separation: fl
     exact), when the split is a clear two-level structure: each group holds ``min_share`` of the
     values and ``min_count`` of them, and the groups are ``separation`` pooled sds apart; None
     otherwise. Levels that alternate run by run inflate every time-based scale; this one is not."""
+    split = two_group_split(x, min_share, min_count)
+    if split is None:
+        return None
+    gap, sd = split
+    if sd <= 0 or gap < separation * sd:
+        return None
+    return sd
+
+
+def best_split(x: np.ndarray, min_share: float, min_count: int) -> tuple[np.ndarray, int, float] | None:
+    """The best least-squares split of the sorted values into two groups of ``min_share`` of the values
+    and ``min_count`` of them at least (exact): (sorted values, size of the lower group, within-group sum
+    of squares); None when no split has that."""
     n = x.size
     if n < 2 * min_count:
         return None
@@ -128,11 +141,33 @@ def two_level_sd(x: np.ndarray, min_share: float, min_count: int, separation: fl
     sse[: lo - 1] = np.inf
     sse[n - lo:] = np.inf
     j = int(np.argmin(sse)) + 1
-    a, b = v[:j], v[j:]
-    sd = math.sqrt((robust_sd(a) ** 2 * a.size + robust_sd(b) ** 2 * b.size) / n)
-    if sd <= 0 or (float(median(b)) - float(median(a))) < separation * sd:
+    return v, j, float(sse[j - 1])
+
+
+def two_group_split(x: np.ndarray, min_share: float, min_count: int) -> tuple[float, float] | None:
+    """(median gap, pooled robust sd) of the two groups of :func:`best_split`; None when no split has
+    ``min_count`` values a side."""
+    split = best_split(x, min_share, min_count)
+    if split is None:
         return None
-    return sd
+    v, j, _ = split
+    a, b = v[:j], v[j:]
+    sd = math.sqrt((robust_sd(a) ** 2 * a.size + robust_sd(b) ** 2 * b.size) / v.size)
+    return float(median(b)) - float(median(a)), sd
+
+
+def two_group_t(x: np.ndarray, min_share: float, min_count: int) -> float | None:
+    """The two-group statistic of ``x``: (mean gap) / (pooled within-group sd, n - 2 degrees of freedom)
+    at :func:`best_split` - Engelman and Hartigan's (1969) test of a two-group split, as a t; its null
+    distribution by number of values: ``benchmarks/two_level_null.py``. None when no split has
+    ``min_count`` values a side; inf when both groups are constant."""
+    split = best_split(x, min_share, min_count)
+    if split is None:
+        return None
+    v, j, sse = split
+    gap = mean(v[j:]) - mean(v[:j])
+    sd = math.sqrt(max(sse, 0.0) / (v.size - 2))
+    return gap / sd if sd > 0 else math.inf
 
 
 def quantiles(a: np.ndarray, qs: tuple[float, ...]) -> list[float]:
