@@ -41,6 +41,13 @@ def test_scattered_levels_that_stand_clear_stay_two_levels():
           if t.meta.name in ("sympy_str", "chaos", "nqueens", "regex_effbot")}
     assert all(p.verdict == "bimodal" for p in pm.values()), {k: p.verdict for k, p in pm.items()}
     assert pm["sympy_str"].bands[1].share == 0.15
+    gate = pm["sympy_str"].gate  # (the report says what the gate saw)
+    assert gate["two_group_t99"] == 4.40 and gate["two_group_t"] > 40
+
+
+def test_the_report_gives_the_statistic_a_rejected_level_failed():
+    gate = postmortem(_bench(SPEED2017, "call_method_slots")).gate
+    assert gate["two_group_t"] < gate["two_group_t99"] == 4.40
 
 
 def test_gaussian_runs_seldom_make_a_band_of_scattered_runs():

@@ -15,9 +15,9 @@ import numpy as np
 
 from ..trace import Trace
 from .classify import (VERDICTS, Classification, Gates, block_ratio, change_p, classify, collapse_blocks,
-                       outlier_sigmas)
+                       outlier_sigmas, two_group_threshold)
 from .distributions import erfc
-from .noise import detect_tick, mean, within_run_se
+from .noise import detect_tick, mean, two_group_t, within_run_se
 from .runs import RunTable, run_table
 
 __all__ = ["postmortem", "run_verdict", "summarize", "classify", "run_table", "rank_suspects",
@@ -154,6 +154,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
             "min_ratio": g.min_ratio, "alpha": g.alpha, "visible_sigmas": g.visible, "min_block": g.min_block,
             "min_share": g.min_share, "level_share": g.level_share, "outlier_alpha": g.outlier_alpha,
             "outlier_sigmas": outlier_sigmas(nk, g.outlier_alpha),
+            "two_group_t": two_group_t(x, g.level_share, g.min_block), "two_group_t99": two_group_threshold(nk),
             "changes": [{"run": int(runs[c.index]), "ratio": float(np.exp(c.effect)), "p_value": c.p_value}
                         for c in cl.changes]}
     return PostMortem(name, unit, verdict, nk, nvals, runs, rt.means, labels, tuple(steps), tuple(bands),
