@@ -482,6 +482,7 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
             labels[seg_runs[s]] = gi
     lv = [float(median(x[labels == gi])) for gi in range(len(groups))]
     tol = [max(far, 2.0 * std(x[labels == gi])) for gi in range(len(groups))]
+    n_held = len(lv)  # bands held by run-order segments; those from n_held on are made of scattered runs
     sep = g.band_sigmas * noise.sigma
     pending = []
     visits: dict[int, list[int]] = {}
@@ -552,7 +553,7 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
                 labels[cl] = len(lv)
                 lv.append(mean(v))
     if mixed and len(lv) >= 2:
-        labels, lv = _settle_levels(x, labels, lv, mixed, len(groups), noise.sigma, far, g.alpha)
+        labels, lv = _settle_levels(x, labels, lv, mixed, n_held, noise.sigma, far, g.alpha)
     if not lv:  # everything far from everything (tiny series): one band of all runs
         labels[:] = 0
         lv = [mean(x)]
@@ -660,7 +661,7 @@ def _snap_to_gap(x: np.ndarray, labels: np.ndarray, new: np.ndarray, is_mixed: n
 #: (pooled within-group sd) at the best least-squares split of the sorted values, groups of >= ``min_block``
 #: (3) runs and ``level_share`` (10 %) of them - by number of runs: ``benchmarks/two_level_null.py null
 #: --statistic ls --min-count 3 --min-share 0.10``, 20,000 seeded series a row (RESULTS_calibration.md,
-#: "Trust, stop 27"). Interpolated linearly in n; beyond the last row, its value (the quantile still falls).
+#: "Trust, stop 26 (second pass)"). Interpolated linearly in n; beyond the last row, its value (the quantile still falls).
 TWO_GROUP_T99 = ((10, 5.72), (15, 4.84), (20, 4.40), (25, 4.20), (30, 3.96), (40, 3.73), (50, 3.56),
                  (70, 3.37), (100, 3.23), (150, 3.09), (200, 3.02))
 
