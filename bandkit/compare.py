@@ -37,7 +37,6 @@ better for every benchmark, and results of unknown direction are left out (``geo
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -301,13 +300,11 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
 
 
 def _compare_pairs(pairs, alpha: float, n_boot: int, min_runs: int, rng, progress):
-    """compare's loop over the matched benchmarks: (comparisons, skipped names with the reason); the run
-    verdicts (``postmortem.run_verdict``: no suspects ranked) of the compared pairs after it."""
+    """compare's loop over the matched benchmarks: (comparisons, skipped names with the reason)."""
     from .postmortem import run_table, run_verdict
 
     out: list[BenchmarkComparison] = []
     skipped: list[tuple[str, str]] = []
-    pending: list = []  # (index in out, A, its run table, B, its run table): the run verdicts to add
     for name, A, B in (progress(pairs) if progress is not None else pairs):
         ra = None if A.meta.extra.get("summary_only") else run_table(A, metadata=False)
         rb = None if B.meta.extra.get("summary_only") else run_table(B, metadata=False)
@@ -335,12 +332,7 @@ def _compare_pairs(pairs, alpha: float, n_boot: int, min_runs: int, rng, progres
                 warnings.simplefilter("ignore", RuntimeWarning)
                 p = welch_p(la, lb)
         sig = bool(p < alpha and (hi < 1 or lo > 1))
-        out.append(BenchmarkComparison(name, A.meta.value_unit, float(ra.means.mean()), float(rb.means.mean()),
-                                       len(ra), len(rb), ratio, lo, hi, p, sig, False, (), "", "",
-                                       higher_is_better=direction(A, B), resolution=q and q[0]))
-        pending.append((len(out) - 1, A, ra, B, rb))
-    for i, A, ra, B, rb in pending:
-        va, vb = run_verdict(A, ra), run_verdict(B, rb)
+        va, vb = run_verdict(A, ra), run_verdict(B, rb)  # (the verdicts only: no suspects ranked)
         reasons = []
         for side, verdict, rt in (("A", va, ra), ("B", vb, rb)):
             if verdict in NOISY_VERDICTS:
@@ -348,8 +340,9 @@ def _compare_pairs(pairs, alpha: float, n_boot: int, min_runs: int, rng, progres
             cv = float(np.std(rt.means, ddof=1) / np.mean(rt.means)) if len(rt) > 1 else 0.0
             if cv >= 0.10:
                 reasons.append(f"{side} cv {100 * cv:.0f}%")
-        out[i] = dataclasses.replace(out[i], noisy=bool(reasons), noisy_reasons=tuple(reasons), verdict_a=va,
-                                     verdict_b=vb)
+        out.append(BenchmarkComparison(name, A.meta.value_unit, float(ra.means.mean()), float(rb.means.mean()),
+                                       len(ra), len(rb), ratio, lo, hi, p, sig, bool(reasons), tuple(reasons),
+                                       va, vb, higher_is_better=direction(A, B), resolution=q and q[0]))
     return out, skipped
 
 

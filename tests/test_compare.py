@@ -261,7 +261,7 @@ def _speedpython_traces():
 
 
 def test_compare_verdicts_are_the_run_verdicts_of_each_side():
-    """compare's per-benchmark verdicts (computed after its loop, from the run tables it already made) are
+    """compare's per-benchmark verdicts (from the run tables it already made) are
     ``postmortem.run_verdict`` of each trace on its own."""
     import bandkit.compare as C
     from bandkit.postmortem import run_verdict
