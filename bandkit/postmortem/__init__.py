@@ -14,8 +14,8 @@ import math
 import numpy as np
 
 from ..trace import Trace
-from .classify import (VERDICTS, Classification, Gates, block_ratio, change_p, classify, collapse_blocks,
-                       outlier_sigmas, two_group_threshold)
+from .classify import (NOT_CLASSIFIED, VERDICTS, Classification, Gates, block_ratio, change_p, classify,
+                       collapse_blocks, outlier_sigmas, two_group_threshold)
 from .distributions import erfc
 from .noise import detect_tick, mean, two_group_t, within_run_se
 from .runs import RunTable, run_table
@@ -72,7 +72,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
     within, tick = _noise_inputs(trace)
     cl = classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick, gates=g)
     runs = rt.runs
-    if cl.verdict in ("no_runs", "too_few_runs"):
+    if cl.verdict in NOT_CLASSIFIED:
         return PostMortem(name, unit, cl.verdict, len(rt), nvals, runs, rt.means, cl.labels,
                           note=f"{len(rt)} run(s); at least {min_runs} needed")
     x = cl.x

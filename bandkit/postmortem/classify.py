@@ -81,6 +81,8 @@ from .noise import RunNoise, estimate_noise, lag1, mean, median, robust_sd, segm
 
 VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
             "no_runs")
+#: Verdicts of runs that were not classified: no noise was estimated (``noise_rel`` null).
+NOT_CLASSIFIED = ("no_runs", "too_few_runs")
 
 #: Width (runs) of the running median that outlier candidates are measured from.
 LOCAL_WIDTH = 7
@@ -331,6 +333,15 @@ def _group_levels(means: list[float], sizes: list[int], ses: list[float], thr_mi
 
 
 # --------------------------------------------------------------------------- classification
+def ratio_scale(m: np.ndarray) -> tuple[np.ndarray, float | None]:
+    """The run means ``m`` on the scale the post-mortem compares them on: ``(log m, None)``, levels as ratios;
+    when some are <= 0 (not ratio data) ``(m / median |m|, that median)``, or ``(m, 0.0)`` when it is 0."""
+    if np.any(m <= 0):
+        scale = median(np.abs(m))
+        return (m / scale if scale > 0 else m.copy()), scale
+    return np.log(m), None
+
+
 def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: float = 0.002, min_runs: int = 4,
              within: float | None = None, tick: float | None = None, gates: Gates | None = None) -> Classification:
     """Classify a run sequence of per-run means (positive values); see the module docstring.
@@ -346,13 +357,11 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
     if n < min_runs or n == 0:
         return Classification("no_runs" if n == 0 else "too_few_runs", np.zeros(n, np.int64), np.zeros(0), 0.0,
                               (), (), None, gates=g)
-    if np.any(m <= 0):
-        scale = median(np.abs(m))
-        x = m / scale if scale > 0 else m.copy()  # not ratio data: work on the raw scale
-        tick_rel = tick / scale if tick and scale > 0 else None
-    else:
-        x = np.log(m)
+    x, scale = ratio_scale(m)
+    if scale is None:
         tick_rel = tick / float(median(m)) if tick else None
+    else:
+        tick_rel = tick / scale if tick and scale > 0 else None
     if tick_rel is not None and tick_rel >= 1.0:
         tick_rel = None  # a "tick" as large as the values (0 s and 1 s) is no timer's resolution
     pen = g.penalty_factor * math.log(max(n, 2))

@@ -8,10 +8,9 @@ import numpy as np
 
 from .._json import jsonable
 from ..display import DisplayMixin
+from .classify import NOT_CLASSIFIED
 from .suspects import Suspect
 
-#: Verdicts of a post-mortem that did not classify the runs: no noise was estimated (``noise_rel`` null).
-NOT_CLASSIFIED = ("no_runs", "too_few_runs")
 
 
 @dataclass(frozen=True)

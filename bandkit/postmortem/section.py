@@ -20,6 +20,7 @@ import numpy as np
 
 from ..section import SectionResult
 from . import postmortem
+from .classify import NOT_CLASSIFIED, ratio_scale
 from .summary import summarize
 
 _FINDING_KIND = {"step": "step", "episode": "episode_runs", "bimodal": "bimodal", "bands": "bands", "trend": "trend",
@@ -55,7 +56,7 @@ def _finding(pm) -> dict[str, Any]:
     elif pm.verdict == "outliers":
         f.update({"outlier_runs": list(pm.outlier_runs), "max_factor": _max_outlier_factor(pm),
                   "threshold_sigmas": pm.gate.get("outlier_sigmas")})
-    elif pm.verdict in ("no_runs", "too_few_runs"):
+    elif pm.verdict in NOT_CLASSIFIED:
         f.update({"reason": pm.note})
     if pm.suspects:
         s = pm.suspects[0]
@@ -81,16 +82,13 @@ def spread_rel(pm) -> float | None:
     reads between neighbouring runs, so that runs which pair up (equal neighbours, a 1 % spread) do not
     read as a 0.2 % noise. None when the runs were not classified."""
     from .noise import robust_sd
-    from .result import NOT_CLASSIFIED
 
     m = np.asarray(pm.run_means, dtype=np.float64)
     m = m[np.isfinite(m)]
     if pm.verdict in NOT_CLASSIFIED or m.size < 2:
         return None
-    if np.all(m > 0):
-        return float(robust_sd(np.log(m)))
-    scale = float(np.median(np.abs(m)))
-    return float(robust_sd(m / scale)) if scale > 0 else None
+    x, scale = ratio_scale(m)  # (the scale of noise_rel)
+    return float(robust_sd(x)) if scale is None or scale > 0 else None
 
 
 def runner_section(trace, options) -> SectionResult:

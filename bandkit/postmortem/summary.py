@@ -13,6 +13,7 @@ from .._lazy import pandas as pd  # (imported on first use: compare never uses i
 from .._json import jsonable
 from ..metadata import Coded
 from ..robust import distinct, median
+from .classify import NOT_CLASSIFIED
 from .magnitude import slowdown_of
 from .suspects import Suspect, candidate, category_codes, column_entry, numeric_dtype, rank_suspects
 
@@ -56,7 +57,7 @@ def summarize(postmortems: Sequence[Any], *, include_outliers: bool = True, max_
     top = Counter()
     pooled_verdicts = set(AFFECTED_VERDICTS) - ({"outliers"} if not include_outliers else set())
     for pm in postmortems:
-        if pm.run_table is None or pm.n_runs == 0 or pm.verdict in ("no_runs", "too_few_runs"):
+        if pm.run_table is None or pm.n_runs == 0 or pm.verdict in NOT_CLASSIFIED:
             continue
         aff = np.isin(pm.run_numbers, np.asarray(pm.slow_runs, dtype=np.int64)) \
             if pm.verdict in pooled_verdicts else np.zeros(pm.n_runs, dtype=bool)
