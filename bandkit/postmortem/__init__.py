@@ -71,6 +71,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
                           summary_only=True, note=str(trace.meta.extra.get("no_runs_reason", "no per-run data")))
     within, tick = _noise_inputs(trace)
     cl = classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick, gates=g)
+    cl, mixed = _settle_mixed(cl, trace, rt)
     runs = rt.runs
     if cl.verdict in NOT_CLASSIFIED:
         return PostMortem(name, unit, cl.verdict, len(rt), nvals, runs, rt.means, cl.labels,
@@ -156,7 +157,8 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
             "outlier_sigmas": outlier_sigmas(nk, g.outlier_alpha),
             "two_group_t": two_group_t(x, g.level_share, g.min_block), "two_group_t99": two_group_threshold(nk),
             "changes": [{"run": int(runs[c.index]), "ratio": float(np.exp(c.effect)), "p_value": c.p_value}
-                        for c in cl.changes]}
+                        for c in cl.changes],
+            "mixed_runs": [int(runs[i]) for i in mixed]}
     return PostMortem(name, unit, verdict, nk, nvals, runs, rt.means, labels, tuple(steps), tuple(bands),
                       outliers, warmup, cl.trend, tuple(int(r) for r in runs[affected]), reference,
                       tuple(suspects), float(cl.sigma), slow_runs=tuple(int(r) for r in runs[slow]),
@@ -171,8 +173,21 @@ def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: 
         return "no_runs"
     rt = run_table(trace, metadata=False) if rt is None else rt
     within, tick = _noise_inputs(trace)
-    return classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick,
-                    gates=gates or Gates()).verdict
+    cl = classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick,
+                  gates=gates or Gates())
+    return _settle_mixed(cl, trace, rt)[0].verdict
+
+
+def _settle_mixed(cl: Classification, trace: Trace, rt: RunTable) -> tuple[Classification, tuple[int, ...]]:
+    """``cl`` without bands made of runs that mix the main level with far values inside the run (see
+    :mod:`.mixed`), and the positions of the runs made outliers."""
+    if cl.verdict not in ("bimodal", "bands") or not trace.has_column("run") or not np.any(rt.counts >= 2):
+        return cl, ()
+    from .mixed import run_extremes, settle_mixed
+
+    lo, hi = run_extremes(trace.values, np.asarray(trace.column("run", samples=True)), rt.runs)
+    scale = None if np.all(rt.means > 0) else float(np.median(np.abs(rt.means)))
+    return settle_mixed(cl, lo, hi, rt.counts, scale)
 
 
 def _noise_inputs(trace: Trace) -> tuple[float | None, float | None]:

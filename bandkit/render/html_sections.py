@@ -390,6 +390,10 @@ def postmortem_html(section, tr) -> str:
         runs = extra.get(key) if key in extra else f.get(key)
         if runs:
             rows.append([label, fmt_runs(runs)])
+    from .text_runners import mixed_note
+
+    if mixed_note(f):
+        rows.append(["level inside a run", mixed_note(f)])
     if extra.get("note"):
         rows.append(["note", extra["note"]])
     if f.get("summary_stats"):

@@ -321,6 +321,16 @@ def spread_note(f: dict) -> str:
     return f" between neighbouring runs, the runs spread {fmt_pct(spread, 2)} (robust sd)"
 
 
+def mixed_note(f: dict) -> str:
+    """"runs 2, 5, 7 change level inside the run: …" for the runs whose values straddle the main level and a far
+    one (``postmortem.gate.mixed_runs``: their means lie between levels and were not reported as a band); else ""."""
+    runs = ((f.get("postmortem") or {}).get("gate") or {}).get("mixed_runs")
+    if not runs:
+        return ""
+    return (f"run{'s' if len(runs) > 1 else ''} {fmt_runs(runs)} change level inside the run: values at the main "
+            "level and far from it, so the mean lies between levels")
+
+
 def numbering_note(pm: dict[str, Any]) -> str:
     """How runs are numbered, when it is not simply 1..n in file order (pyperf: as ``pyperf dump``)."""
     n = str(pm.get("run_numbering") or "")
@@ -370,6 +380,8 @@ def render(section) -> list[str]:
         lines += table(rows, ["band level", "share", "runs", "which runs"], align="rrrl", indent=4)
     if f["outlier_runs"]:
         lines.append(f"  outlier runs: {fmt_runs(f['outlier_runs'])}")
+    if mixed_note(f):
+        lines.append(f"  {mixed_note(f)}")
     if f["warmup_runs"]:
         lines.append(f"  warm-up runs: {fmt_runs(f['warmup_runs'])}")
     if f.get("trend") and f["verdict"] == "trend":
