@@ -37,6 +37,7 @@ better for every benchmark, and results of unknown direction are left out (``geo
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -83,6 +84,9 @@ class BenchmarkComparison:
     ci_level: float | None = None
     higher_is_better: bool | None = None
     resolution: float | None = None
+    #: Benjamini-Hochberg adjusted p-value over the benchmarks of this comparison that have a p-value (None:
+    #: none here); ``significant and q_value < 1 - confidence`` holds at that false discovery rate.
+    q_value: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable({"name": self.name, "unit": self.unit, "mean_a": self.mean_a, "mean_b": self.mean_b,
@@ -91,7 +95,8 @@ class BenchmarkComparison:
                       "noisy": self.noisy, "noisy_reasons": list(self.noisy_reasons),
                       "verdict_a": self.verdict_a, "verdict_b": self.verdict_b, "method": self.method,
                       "statistic": self.statistic, "ci_level": self.ci_level,
-                      "higher_is_better": self.higher_is_better, "resolution": self.resolution})
+                      "higher_is_better": self.higher_is_better, "resolution": self.resolution,
+                      "q_value": self.q_value})
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,8 @@ class Comparison(DisplayMixin):
                       "methods": {m: sum(b.method == m for b in self.benchmarks) for m in METHODS},
                       "n_compared": len(self.benchmarks),
                       "n_significant": sum(b.significant for b in self.benchmarks),
+                      "n_significant_fdr": n_significant_fdr(self.benchmarks, 1 - self.confidence),
+                      "expected_by_chance": expected_by_chance(self.benchmarks, 1 - self.confidence),
                       "n_noisy": sum(b.noisy for b in self.benchmarks),
                       "only_a": list(self.only_a), "only_b": list(self.only_b),
                       "skipped": [{"name": n, "reason": r} for n, r in self.skipped]})
@@ -135,6 +142,33 @@ class Comparison(DisplayMixin):
     def to_html(self) -> str:
         """A self-contained HTML page: the table, the verdict and a plot of the ratios with their CIs."""
         return render(self, "html")
+
+
+def bh_q_values(p: Sequence[float | None]) -> list[float | None]:
+    """Benjamini-Hochberg adjusted p-values (q-values) of ``p``; None stays None and does not count among the
+    tests. (Five lines of numpy rather than ``scipy.stats.false_discovery_control``: compare keeps scipy.stats
+    out of its start-up; tested equal.)"""
+    idx = [i for i, x in enumerate(p) if x is not None and x == x]
+    out: list[float | None] = [None] * len(p)
+    if not idx:
+        return out
+    v = np.array([p[i] for i in idx], dtype=np.float64)
+    order = np.argsort(v, kind="stable")
+    q = v[order] * len(v) / np.arange(1, len(v) + 1)
+    q = np.minimum(np.minimum.accumulate(q[::-1])[::-1], 1.0)
+    for k, i in enumerate(order):
+        out[idx[i]] = float(q[k])
+    return out
+
+
+def n_significant_fdr(benchmarks, alpha: float) -> int:
+    """Significant benchmarks that also hold at false discovery rate ``alpha`` (q-value < alpha)."""
+    return sum(b.significant and b.q_value is not None and b.q_value < alpha for b in benchmarks)
+
+
+def expected_by_chance(benchmarks, alpha: float) -> float:
+    """How many benchmarks would reach p < ``alpha`` if nothing had changed (alpha x the number tested)."""
+    return alpha * sum(b.p_value is not None for b in benchmarks)
 
 
 def _boot_ratio(a: np.ndarray, b: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -288,6 +322,7 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
     alpha = 1 - confidence
     pairs = _match(ta, tb)
     out, skipped = _compare_pairs(pairs, alpha, n_boot, min_runs, rng, progress)
+    out = [dataclasses.replace(c, q_value=q) for c, q in zip(out, bh_q_values([c.p_value for c in out]))]
     paired_a = {id(A) for _, A, _ in pairs}
     paired_b = {id(B) for _, _, B in pairs}
     ratios = geomean_ratios(out)

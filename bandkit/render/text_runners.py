@@ -518,7 +518,7 @@ def compare_rows(cmp) -> tuple[list[str], list[list[str]]]:
 
 def compare_summary(cmp) -> list[str]:
     """The comparison's conclusions: geometric means, counts, unmatched and skipped benchmarks."""
-    from ..compare import geomean_ratios, oriented
+    from ..compare import expected_by_chance, geomean_ratios, n_significant_fdr, oriented
 
     lines = []
     if cmp.geomean is not None:
@@ -541,6 +541,11 @@ def compare_summary(cmp) -> list[str]:
         how = f" (B better in {better}, worse in {len(known) - better}" + \
             (f", {unknown} of unknown direction)" if unknown else ")")
     lines.append(f"significant: {len(sig)} of {len(cmp.benchmarks)}{how}; noisy: {sum(c.noisy for c in cmp.benchmarks)}")
+    alpha = 1 - cmp.confidence
+    chance = expected_by_chance(cmp.benchmarks, alpha)
+    if sig and chance > 0:
+        lines.append(f"  {n_significant_fdr(cmp.benchmarks, alpha)} of them hold at a {100 * alpha:.0f} % false discovery "
+                     f"rate (Benjamini–Hochberg); ≈ {chance:.1f} would pass by chance alone")
     if cmp.only_a:
         lines.append(f"only in A: {', '.join(cmp.only_a[:20])}" + (" …" if len(cmp.only_a) > 20 else ""))
     if cmp.only_b:
