@@ -175,13 +175,15 @@ def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: 
     within, tick = _noise_inputs(trace)
     cl = classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick,
                   gates=gates or Gates())
+    if cl.verdict not in ("bimodal", "bands"):  # (only scattered bands can be mixed runs: the verdict stays)
+        return cl.verdict
     return _settle_mixed(cl, trace, rt)[0].verdict
 
 
 def _settle_mixed(cl: Classification, trace: Trace, rt: RunTable) -> tuple[Classification, tuple[int, ...]]:
-    """``cl`` without bands made of runs that mix the main level with far values inside the run (see
-    :mod:`.mixed`), and the positions of the runs made outliers."""
-    if cl.verdict not in ("bimodal", "bands") or not trace.has_column("run") or not np.any(rt.counts >= 2):
+    """``cl`` without bands made of runs that mix the main level with far values inside the run, and the
+    positions of the runs whose level changes inside the run (see :mod:`.mixed`)."""
+    if len(cl.levels) < 2 or not trace.has_column("run") or not np.any(rt.counts >= 2):
         return cl, ()
     from .mixed import run_extremes, settle_mixed
 

@@ -1,4 +1,4 @@
-"""Bands made of runs that mix the main level with slower (or faster) values inside the run.
+"""Runs whose level changes inside the run: bands made of such runs, and outlier runs between two levels.
 
 The post-mortem classifies per-run *means*. When a few runs each hold some values at the main level and some far
 from it (pyperf speedpython 2020 sympy_expand: run 2 = 1.006, 1.111, 1.367 s, while 13 runs sit at 1.00-1.02 s),
@@ -20,6 +20,10 @@ from .noise import median
 
 #: How much wider (median within-run range) a band's runs must be than the main band's runs to be read as mixed.
 SPREAD_FACTOR = 3.0
+
+#: Share of the gap between the two levels around an outlier run's mean that its values must span for the run to
+#: count as one whose level changed inside it (regex_dna run 6: 455, 454, 393 ms spans 0.50 of 334 -> 449 ms).
+STRADDLE = 0.4
 
 #: Verdicts whose bands are checked (scattered bands; a step's or an episode's blocks are consecutive runs).
 CHECKED = ("bimodal", "bands")
@@ -50,14 +54,10 @@ def mixed_bands(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.n
     if cl.verdict not in CHECKED or cl.x is None or len(cl.levels) < 2:
         return []
     labels = cl.labels
-    if scale is None:
-        if not (np.all(lo[labels >= 0] > 0)):
-            return []
-        tlo, thi = np.log(lo), np.log(hi)
-    elif scale > 0:
-        tlo, thi = lo / scale, hi / scale
-    else:
+    t = _on_scale(lo, hi, scale)
+    if t is None:
         return []
+    tlo, thi = t
     sizes = np.bincount(labels[labels >= 0], minlength=len(cl.levels))
     main = int(np.argmax(sizes))
     im = np.flatnonzero(labels == main)
@@ -83,13 +83,48 @@ def mixed_bands(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.n
     return out
 
 
+def straddling_runs(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.ndarray,
+                    scale: float | None) -> list[int]:
+    """Outlier runs (positions) whose mean lies between two of ``cl``'s levels and whose values inside the run
+    span at least ``STRADDLE`` of the gap between those two levels: runs during which the level changed
+    (speedpython 2020 regex_dna run 6: 455, 454, 393 ms between levels at 334 and 449 ms; mako run 3: 40.5,
+    38.6, 26.9 ms at the step from 40.8 to 26.9 ms), not runs that are slow as a whole."""
+    levels = np.sort(np.asarray(cl.levels, dtype=np.float64))
+    if cl.x is None or levels.size < 2:
+        return []
+    t = _on_scale(lo, hi, scale)
+    if t is None:
+        return []
+    tlo, thi = t
+    out = []
+    for i in np.flatnonzero(cl.labels < 0):
+        if counts[i] < 2 or not np.isfinite(tlo[i]):
+            continue
+        k = int(np.searchsorted(levels, cl.x[i]))
+        if 0 < k < levels.size and thi[i] - tlo[i] >= STRADDLE * (levels[k] - levels[k - 1]):
+            out.append(int(i))
+    return out
+
+
+def _on_scale(lo: np.ndarray, hi: np.ndarray, scale: float | None):
+    """The runs' extremes on the scale of ``Classification.x`` (None when they cannot be put there)."""
+    if scale is None:
+        ok = np.isfinite(lo)
+        if not np.all(lo[ok] > 0):
+            return None
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.log(lo), np.log(hi)
+    return (lo / scale, hi / scale) if scale > 0 else None
+
+
 def settle_mixed(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.ndarray,
                  scale: float | None) -> tuple[Classification, tuple[int, ...]]:
     """``cl`` with its mixed bands' runs made outliers and the verdict decided again (the same rules as
-    :func:`.classify.classify`), and the positions of the runs moved; ``cl`` itself when no band is mixed."""
+    :func:`.classify.classify`), and the positions of the runs whose level changes inside the run (those moved,
+    and outlier runs between two levels: :func:`straddling_runs`); ``cl`` itself when no band is mixed."""
     bad = mixed_bands(cl, lo, hi, counts, scale)
     if not bad:
-        return cl, ()
+        return cl, tuple(straddling_runs(cl, lo, hi, counts, scale))
     labels = cl.labels.copy()
     moved = np.flatnonzero(np.isin(labels, bad))
     labels[moved] = -1
@@ -99,4 +134,4 @@ def settle_mixed(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.
     labels = np.where(labels >= 0, remap[np.maximum(labels, 0)], -1)
     levels = np.asarray(cl.levels)[keep]
     out = _verdict(cl.x, labels, levels, cl.noise, cl.gates, cl.changes, cl.test_scale)
-    return out, tuple(int(i) for i in moved)
+    return out, tuple(sorted({int(i) for i in moved} | set(straddling_runs(out, lo, hi, counts, scale))))

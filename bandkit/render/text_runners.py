@@ -322,13 +322,15 @@ def spread_note(f: dict) -> str:
 
 
 def mixed_note(f: dict) -> str:
-    """"runs 2, 5, 7 change level inside the run: …" for the runs whose values straddle the main level and a far
-    one (``postmortem.gate.mixed_runs``: their means lie between levels and were not reported as a band); else ""."""
+    """"runs 2, 5, 7 changed level during the run: …" for the runs whose values sit at two levels
+    (``postmortem.gate.mixed_runs``: their means lie between levels, so they are outliers, not a band); else ""."""
     runs = ((f.get("postmortem") or {}).get("gate") or {}).get("mixed_runs")
     if not runs:
         return ""
-    return (f"run{'s' if len(runs) > 1 else ''} {fmt_runs(runs)} change level inside the run: values at the main "
-            "level and far from it, so the mean lies between levels")
+    if len(runs) == 1:
+        return f"run {fmt_runs(runs)} changed level during the run: its values sit at two levels, its mean between them"
+    return (f"runs {fmt_runs(runs)} changed level during the run: their values sit at two levels, their means "
+            "between them")
 
 
 def numbering_note(pm: dict[str, Any]) -> str:
