@@ -81,3 +81,19 @@ def test_outlier_runs_between_two_levels_are_said_to_change_level_inside():
     assert pm["regex_dna"].verdict == "bimodal" and pm["regex_dna"].gate["mixed_runs"] == [6, 13, 18]
     assert pm["mako"].verdict == "step" and pm["mako"].gate["mixed_runs"] == [3]
     assert run_verdict(next(t for t in bandkit.load(SPEED2020) if t.meta.name == "regex_dna")) == "bimodal"
+
+
+def test_run_extremes_fast_path_equals_the_general_one():
+    from bandkit.postmortem.mixed import run_extremes
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        runs = np.sort(rng.choice(100, n, replace=False))
+        r = np.repeat(runs, rng.integers(1, 5, n)).astype(float)
+        v = rng.normal(size=r.size)
+        if rng.random() < 0.3:
+            v[rng.integers(v.size)] = np.nan
+        p = rng.permutation(r.size)  # (shuffled: the general path)
+        for a, b in zip(run_extremes(v, r, runs), run_extremes(v[p], r[p], runs)):
+            np.testing.assert_array_equal(a, b)

@@ -177,19 +177,21 @@ def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: 
                   gates=gates or Gates())
     if cl.verdict not in ("bimodal", "bands"):  # (only scattered bands can be mixed runs: the verdict stays)
         return cl.verdict
-    return _settle_mixed(cl, trace, rt)[0].verdict
+    return _settle_mixed(cl, trace, rt, verdict_only=True)[0].verdict
 
 
-def _settle_mixed(cl: Classification, trace: Trace, rt: RunTable) -> tuple[Classification, tuple[int, ...]]:
+def _settle_mixed(cl: Classification, trace: Trace, rt: RunTable,
+                  verdict_only: bool = False) -> tuple[Classification, tuple[int, ...]]:
     """``cl`` without bands made of runs that mix the main level with far values inside the run, and the
-    positions of the runs whose level changes inside the run (see :mod:`.mixed`)."""
+    positions of the runs whose level changes inside the run (see :mod:`.mixed`; ``verdict_only``: the bands
+    only, no positions)."""
     if len(cl.levels) < 2 or not trace.has_column("run") or not np.any(rt.counts >= 2):
         return cl, ()
     from .mixed import run_extremes, settle_mixed
 
     lo, hi = run_extremes(trace.values, np.asarray(trace.column("run", samples=True)), rt.runs)
     scale = None if np.all(rt.means > 0) else float(np.median(np.abs(rt.means)))
-    return settle_mixed(cl, lo, hi, rt.counts, scale)
+    return settle_mixed(cl, lo, hi, rt.counts, scale, positions=not verdict_only)
 
 
 def _noise_inputs(trace: Trace) -> tuple[float | None, float | None]:

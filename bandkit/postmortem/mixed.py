@@ -33,7 +33,11 @@ def run_extremes(values: np.ndarray, run: np.ndarray, runs: np.ndarray) -> tuple
     """Smallest and largest finite value of each run in ``runs`` (the run table's run numbers), NaN where the run
     has no finite value."""
     ok = np.isfinite(values)
-    v, r = values[ok], run[ok]
+    v, r = (values, run) if ok.all() else (values[ok], run[ok])
+    if v.size and len(runs) and bool(np.all(r[1:] >= r[:-1])):  # values grouped by run, in run order (pyperf)
+        starts = np.flatnonzero(np.concatenate(([True], r[1:] != r[:-1])))
+        if starts.size == len(runs) and np.array_equal(r[starts], runs):
+            return np.minimum.reduceat(v, starts), np.maximum.reduceat(v, starts)
     lo = np.full(len(runs), np.nan)
     hi = np.full(len(runs), np.nan)
     if v.size == 0:
@@ -118,13 +122,14 @@ def _on_scale(lo: np.ndarray, hi: np.ndarray, scale: float | None):
 
 
 def settle_mixed(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.ndarray,
-                 scale: float | None) -> tuple[Classification, tuple[int, ...]]:
+                 scale: float | None, positions: bool = True) -> tuple[Classification, tuple[int, ...]]:
     """``cl`` with its mixed bands' runs made outliers and the verdict decided again (the same rules as
     :func:`.classify.classify`), and the positions of the runs whose level changes inside the run (those moved,
-    and outlier runs between two levels: :func:`straddling_runs`); ``cl`` itself when no band is mixed."""
+    and outlier runs between two levels: :func:`straddling_runs`; ``positions=False``: only those moved);
+    ``cl`` itself when no band is mixed."""
     bad = mixed_bands(cl, lo, hi, counts, scale)
     if not bad:
-        return cl, tuple(straddling_runs(cl, lo, hi, counts, scale))
+        return cl, (tuple(straddling_runs(cl, lo, hi, counts, scale)) if positions else ())
     labels = cl.labels.copy()
     moved = np.flatnonzero(np.isin(labels, bad))
     labels[moved] = -1
