@@ -175,8 +175,6 @@ def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: 
     within, tick = _noise_inputs(trace)
     cl = classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick,
                   gates=gates or Gates())
-    if cl.verdict not in ("bimodal", "bands"):  # (only scattered bands can be mixed runs: the verdict stays)
-        return cl.verdict
     return _settle_mixed(cl, trace, rt, verdict_only=True)[0].verdict
 
 
@@ -187,6 +185,8 @@ def _settle_mixed(cl: Classification, trace: Trace, rt: RunTable,
     only, no positions)."""
     if len(cl.levels) < 2 or not trace.has_column("run") or not np.any(rt.counts >= 2):
         return cl, ()
+    if cl.verdict not in ("bimodal", "bands") and (verdict_only or not cl.outliers):
+        return cl, ()  # (no band to test, no outlier run to explain)
     from .mixed import run_extremes, settle_mixed
 
     lo, hi = run_extremes(trace.values, np.asarray(trace.column("run", samples=True)), rt.runs)
