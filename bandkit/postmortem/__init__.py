@@ -183,10 +183,10 @@ def _settle_mixed(cl: Classification, trace: Trace, rt: RunTable,
     """``cl`` without bands made of runs that mix the main level with far values inside the run, and the
     positions of the runs whose level changes inside the run (see :mod:`.mixed`; ``verdict_only``: the bands
     only, no positions)."""
-    if len(cl.levels) < 2 or not trace.has_column("run") or not np.any(rt.counts >= 2):
-        return cl, ()
     if cl.verdict not in ("bimodal", "bands") and (verdict_only or not cl.outliers):
         return cl, ()  # (no band to test, no outlier run to explain)
+    if len(cl.levels) < 2 or not trace.has_column("run") or not np.any(rt.counts >= 2):
+        return cl, ()
     from .mixed import run_extremes, settle_mixed
 
     lo, hi = run_extremes(trace.values, np.asarray(trace.column("run", samples=True)), rt.runs)
