@@ -106,31 +106,54 @@ _FREQ_PLAIN = re.compile(r"\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*=\d+(?:\.\d+)? MHz(?:; 
 def _parse_plain_cpu_freq(text: str) -> dict[int, float] | None:
     """:func:`parse_cpu_freq` of a string in :data:`_FREQ_PLAIN` form by splitting (a run's string differs
     from the last run's: the general parser cost ~0.1 ms a string, most of loading a pyperf file); None
-    for anything its checks would refuse (then the general parser raises the error)."""
+    for anything its checks would refuse (then the general parser raises the error). Each group's CPU list
+    is read by :func:`_plain_cpus` (memoised: a file's strings regroup a few hundred lists)."""
     out: dict[int, float] = {}
     for item in text.split("; "):
         cpus, _, mhz = item.partition("=")
         f = float(mhz[:-4])
-        n = 0
-        for part in cpus.split(","):
-            lo, dash, hi = part.partition("-")
-            if dash:
-                lo_i, hi_i = int(lo), int(hi)
-                if hi_i < lo_i or hi_i - lo_i > 65536:
-                    return None
-                n += hi_i - lo_i + 1
-                if n > MAX_CPUS:
-                    return None
-                for cpu in range(lo_i, hi_i + 1):
-                    out[cpu] = f
-            else:
-                n += 1
-                out[int(lo)] = f
-            if n > MAX_CPUS:
+        got = _CPU_LISTS.get(cpus)
+        if got is None:
+            got = _plain_cpus(cpus)
+            if got is None:
                 return None
+        for cpu in got:
+            out[cpu] = f
         if len(out) > MAX_CPUS:
             return None
     return out
+
+
+#: :func:`_plain_cpus` of the CPU lists met so far (short lists, at most ``_CPU_LISTS_KEEP`` of them).
+_CPU_LISTS: dict[str, tuple[int, ...]] = {}
+_CPU_LISTS_KEEP = 4096
+
+
+def _plain_cpus(cpus: str) -> tuple[int, ...] | None:
+    """The CPUs of one group's list (``"3,5-7"`` -> 3, 5, 6, 7, in order, repeats kept) of a :data:`_FREQ_PLAIN`
+    string, or None for a list the plain parser refuses: a range backwards or over 65,536 CPUs, more than
+    ``MAX_CPUS`` in the list. Kept in :data:`_CPU_LISTS` when it holds at most 256 CPUs."""
+    out: list[int] = []
+    n = 0
+    for part in cpus.split(","):
+        lo, dash, hi = part.partition("-")
+        if dash:
+            lo_i, hi_i = int(lo), int(hi)
+            if hi_i < lo_i or hi_i - lo_i > 65536:
+                return None
+            n += hi_i - lo_i + 1
+            if n > MAX_CPUS:
+                return None
+            out.extend(range(lo_i, hi_i + 1))
+        else:
+            n += 1
+            out.append(int(lo))
+        if n > MAX_CPUS:
+            return None
+    got = tuple(out)
+    if n <= 256 and len(_CPU_LISTS) < _CPU_LISTS_KEEP:
+        _CPU_LISTS[cpus] = got
+    return got
 
 
 def parse_cpu_temp(text: str) -> dict[str, float]:

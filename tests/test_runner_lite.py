@@ -274,7 +274,10 @@ def test_plain_cpu_freq_strings_split_as_the_general_parser_reads_them(monkeypat
             return str(exc)
 
     assert all(md._FREQ_PLAIN.fullmatch(t) for t in texts)
+    monkeypatch.setattr(md, "_CPU_LISTS", {})
     fast = [read(t) for t in texts]
+    assert md._CPU_LISTS and [read(t) for t in texts] == fast  # (again, the CPU lists read from the memo)
+    assert "0-4096" not in md._CPU_LISTS and "3-1" not in md._CPU_LISTS  # (long or refused lists: not kept)
     monkeypatch.setattr(md, "_FREQ_PLAIN", re.compile(r"(?!)"))
     general = [read(t) for t in texts]
     assert fast == general
