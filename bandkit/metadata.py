@@ -438,6 +438,9 @@ def run_metadata_arrays(
 #: Registry keys read as numbers / dates (each value is parsed: a check must vouch for it).
 _NUMBER_KEYS = frozenset(k for k, s in REGISTRY.items() if s.kind in ("float", "int"))
 _NUMBER_TYPES = frozenset((int, float, bool, type(None)))
+_INT_OR_FLOAT = frozenset((int, float))
+#: Registry number keys whose value is one column of the same name (no expansion, no date).
+_PLAIN_NUMBER_KEYS = frozenset(k for k in _NUMBER_KEYS if k not in _EXPANDERS)  # (dates are not numbers)
 _STR_OR_NONE = frozenset((str, type(None)))
 #: Prefixes of the columns the composite keys expand to (a key so named could collide with one).
 EXPANDED_PREFIXES = ("cpu_freq_mhz", "cpu_temp_c")
@@ -550,6 +553,25 @@ class _ColumnState:
         for key, v in items:
             if v is None:
                 continue
+            if key in _PLAIN_NUMBER_KEYS and type(v) in _INT_OR_FLOAT and v != 0:
+                # a registry number read from a JSON number (a run's duration, uptime, RSS): its one column,
+                # as _parse_value gives it, without the memo (such values rarely repeat). Not a zero: the memo
+                # takes -0.0 for the 0.0 met before it (equal keys), and the columns stay what they were.
+                try:
+                    pv = float(v)
+                except OverflowError:
+                    pass  # (the general path reports it)
+                else:
+                    self.kinds[key] = "float"
+                    if i == 0:
+                        self.hits[key] = [(key, pv)]
+                    if guard and key in guard and not self._writes(key, key):
+                        continue
+                    vals = cols.get(key)
+                    if vals is None:
+                        vals = cols[key] = [None] * n
+                    vals[i] = pv
+                    continue
             mk = None if key in _DATE_KEYS else (key, type(v), v)  # (type: 1, 1.0 and True are equal keys)
             try:
                 hit = memo.get(mk) if mk is not None else None

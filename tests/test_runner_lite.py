@@ -484,3 +484,43 @@ def test_pyperf_warmups_inline_path_equals_warmup_function(tmp_path, monkeypatch
         assert got == ref or (str(got) == str(ref)), (runs, got, ref)
         inline += isinstance(got, list)
     assert 50 < inline < 300
+
+
+def test_registry_numbers_read_without_the_memo_give_the_same_columns(monkeypatch):
+    """``_ColumnState.fill`` reads a registry number key given a JSON int / float (duration, uptime, RSS) straight
+    into its column: the same columns, kinds, errors and constant-key handling as the general (memoised) path."""
+    import bandkit.metadata as md
+
+    rng = np.random.default_rng(12)
+    pool = [1.5, 2, 0.0, -0.0, True, False, 10 ** 400, "3.5", "7 MB", "", None, float("nan"), 2 ** 70, "x"]
+    keys = ["duration", "uptime", "command_max_rss", "load_avg_1min", "loops", "hostname", "cpu_freq"]
+
+    def value(k):
+        if k == "cpu_freq":
+            return str(rng.choice(["1=2000 MHz", "0-1=1000 MHz; 2=3 MHz", "bad"]))
+        v = pool[int(rng.integers(len(pool)))] if rng.random() < 0.5 else float(rng.normal())
+        return 2 ** 70 if k == "hostname" and v == 10 ** 400 else v  # (10 ** 400: registry keys only)
+
+    def read(records, constant):
+        errors = []
+        try:
+            cols = md.run_metadata_arrays(records, constant=constant,
+                                          on_error=lambda i, k, e: errors.append((i, k, str(e))))
+        except ValueError as exc:
+            return str(exc)
+        out = {}
+        for c, a in cols.items():
+            out[c] = (a.codes.tolist(), a.categories) if isinstance(a, md.Coded) else (str(a.dtype), a.tobytes())
+        return out, errors
+
+    cases = []
+    for _ in range(400):
+        n = int(rng.integers(1, 6))
+        records = [{k: value(k) for k in keys if rng.random() < 0.7} for _ in range(n)]
+        constant = {k: value(k) for k in keys if rng.random() < 0.3}
+        cases.append((records, constant))
+    fast = [read(r, c) for r, c in cases]
+    monkeypatch.setattr(md, "_PLAIN_NUMBER_KEYS", frozenset())
+    general = [read(r, c) for r, c in cases]
+    assert fast == general
+    assert sum(isinstance(x, tuple) and bool(x[1]) for x in fast) > 50  # (cases with parse errors included)
