@@ -183,3 +183,22 @@ def test_strings_emptied_masks_escaped_quotes_without_the_regex(monkeypatch):
     monkeypatch.setattr(jsoninput, "_STRING", NoRegex())
     assert jsoninput._strings_emptied(data) == want
     assert jsoninput._strings_emptied(b'["a\\\\", "b\\"c", 1]') == b'["", "", 1]'
+
+
+def test_float_hook_only_where_a_number_can_overflow(monkeypatch):
+    """prescan says whether a number may overflow (an exponent of 3 digits outside the strings); without one
+    json.loads runs without the float hook, and the document is the same; with one the hook still names
+    the number out of range."""
+    raw = (DATA / "runners" / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz").read_bytes()
+    data = gzip.decompress(raw)
+    assert jsoninput.prescan("f", data) is False
+    assert jsoninput.prescan("f", b'{"a": "1e400", "b": [1e-400, 1.5e99, true, false]}') is False
+    for text in (b"[1e400]", b"[1E+309]", b"[2.5e0308]", b'{"a": "x", "b": 1e+99}'):
+        assert jsoninput.prescan("f", text) is True
+    with pytest.raises(InputError, match="out of range"):
+        jsoninput.parse_json("f", b'{"v": [1.0, 1e999]}')
+    want = json.loads(data, parse_float=jsoninput._parse_float)
+    calls = []
+    monkeypatch.setattr(jsoninput, "_parse_float", lambda s: calls.append(s) or float(s))
+    assert jsoninput.parse_json("f", data) == want
+    assert not calls
