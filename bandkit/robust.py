@@ -153,12 +153,16 @@ def detect_tick(values: np.ndarray, max_decimals: int = 6, max_divisor: int = 10
     smallest gap between distinct values, or an integer fraction of it up to ``max_divisor``, that
     every gap is a whole multiple of (to 1e-6 of the gap)."""
     v = distinct(np.asarray(values, dtype=np.float64).ravel())
-    v = v[np.isfinite(v)]
-    if v.size < 2 or np.max(np.abs(v)) > 1e12:
+    if not (v.size and math.isfinite(v[0]) and math.isfinite(v[-1])):  # (sorted, NaNs last: else all finite)
+        v = v[np.isfinite(v)]
+    if v.size < 2 or max(-float(v[0]), float(v[-1])) > 1e12:  # (the largest |v| of sorted values)
         return None
     head = v[:_HEAD].tolist()  # (a grid that a few values miss is no grid: those are tested first, in Python)
+    x0 = head[0]
     for d in range(max_decimals + 1):
         f = 10.0 ** d
+        if abs(x0 * f - round(x0 * f)) > 1e-6 * max(1.0, abs(x0 * f)):  # (all()'s first test, inline)
+            continue
         if not all(abs(x * f - round(x * f)) <= 1e-6 * max(1.0, abs(x * f)) for x in head):
             continue
         s = v * f
@@ -168,11 +172,14 @@ def detect_tick(values: np.ndarray, max_decimals: int = 6, max_divisor: int = 10
             return g / f if g > 0 else None
     if v.size > 100_000:
         return None
-    gaps = np.diff(v)
-    d0 = float(np.min(gaps))
+    gaps = v[1:] - v[:-1]  # (np.diff's subtraction)
+    d0 = float(gaps.min())
     ghead = gaps[:_HEAD].tolist()
+    g0 = ghead[0]
     for k in range(1, max_divisor + 1):
         step = d0 / k
+        if abs(g0 / step - round(g0 / step)) > 1e-6 * max(1.0, g0 / step):  # (all()'s first test, inline)
+            continue
         if not all(abs(g / step - round(g / step)) <= 1e-6 * max(1.0, g / step) for g in ghead):
             continue
         q = gaps / step

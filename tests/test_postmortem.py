@@ -1003,3 +1003,87 @@ def test_max_t_set_extremes_equal_reduceat():
         assert hi.dtype == ST.dtype and lo.dtype == ST.dtype
         assert np.array_equal(hi, np.maximum.reduceat(ST, at, axis=0))
         assert np.array_equal(lo, np.minimum.reduceat(ST, at, axis=0))
+
+
+def test_within_run_se_in_run_order_equals_the_sorted_path():
+    """within_run_se skips its stable sort when the rows are in run order (the runner loaders'), and finds
+    the runs' ends by slicing: the float of the plain formulation (stable sort by run, np.append / np.diff,
+    ``** 2``), bit for bit, for rows in run order and shuffled."""
+    import sys
+
+    from bandkit.robust import median
+
+    N = sys.modules["bandkit.postmortem.noise"]
+
+    def plain(v, r):
+        order = np.argsort(r, kind="stable")
+        v, r = v[order], r[order]
+        starts = np.flatnonzero(np.concatenate(([True], r[1:] != r[:-1])))
+        counts = np.diff(np.append(starts, v.size))
+        if not np.any(counts >= 2):
+            return None
+        means = np.add.reduceat(v, starts) / counts
+        dev2 = np.add.reduceat((v - np.repeat(means, counts)) ** 2, starts)
+        ok = (counts >= 2) & (means > 0)
+        if not ok.any():
+            return None
+        return float(median(np.sqrt(dev2[ok] / (counts[ok] - 1)) / means[ok] / np.sqrt(counts[ok])))
+
+    rng = np.random.default_rng(11)
+    for i in range(600):
+        k = int(rng.integers(1, 25))
+        r = np.repeat(np.arange(1, k + 1) * 2, rng.integers(1, 5, k))
+        v = rng.normal(1.0, 0.05, r.size) * rng.choice([1.0, 1e-6, -1.0])
+        if i % 3 == 2:
+            perm = np.argsort(rng.random(r.size))
+            v, r = v[perm], r[perm]
+        assert N.within_run_se(v, r) == plain(v, r)
+
+
+def test_detect_tick_shortcuts_equal_the_plain_tests():
+    """detect_tick's shortcuts (the largest |v| from the sorted ends, the finite filter only when an end is
+    not finite, the first head value tested inline, np.diff / np.min as slicing and .min()): the answers of
+    the plain formulation on decimal grids, clock grids, float timings, ties, non-finite and huge values."""
+    from bandkit.robust import _HEAD, detect_tick, distinct
+
+    def plain(values, max_decimals=6, max_divisor=10):
+        v = distinct(np.asarray(values, dtype=np.float64).ravel())
+        v = v[np.isfinite(v)]
+        if v.size < 2 or np.max(np.abs(v)) > 1e12:
+            return None
+        head = v[:_HEAD].tolist()
+        for d in range(max_decimals + 1):
+            f = 10.0 ** d
+            if not all(abs(x * f - round(x * f)) <= 1e-6 * max(1.0, abs(x * f)) for x in head):
+                continue
+            s = v * f
+            r = np.round(s)
+            if np.all(np.abs(s - r) <= 1e-6 * np.maximum(1.0, np.abs(s))):
+                g = int(np.gcd.reduce(np.diff(r).astype(np.int64)))
+                return g / f if g > 0 else None
+        gaps = np.diff(v)
+        d0 = float(np.min(gaps))
+        for k in range(1, max_divisor + 1):
+            q = gaps / (d0 / k)
+            if np.all(np.abs(q - np.round(q)) <= 1e-6 * np.maximum(1.0, q)):
+                return d0 / k
+        return None
+
+    rng = np.random.default_rng(4)
+    for i in range(6000):
+        n = int(rng.integers(0, 30))
+        kind = i % 6
+        if kind == 0:
+            v = rng.normal(1.0, 0.1, n)
+        elif kind == 1:
+            v = np.round(rng.normal(100, 3, n)) * 0.01
+        elif kind == 2:
+            v = rng.integers(0, 5, n) * 4.9 + 10.0
+        elif kind == 3:
+            v = rng.choice([np.nan, np.inf, -np.inf, 1.0, 2.0, 0.0, -0.0, 1e13, -3.5], n)
+        elif kind == 4:
+            v = np.round(rng.exponential(1, n), int(rng.integers(0, 7)))
+        else:
+            v = rng.normal(0, 1e12, n)
+        got, want = detect_tick(v), plain(v)
+        assert got == want or (got is None and want is None), (v, got, want)

@@ -75,15 +75,23 @@ def within_run_se(values: np.ndarray, runs: np.ndarray) -> float | None:
     r = np.asarray(runs)
     if v.size == 0:
         return None
-    order = np.argsort(r, kind="stable")
-    v, r = v[order], r[order]
-    starts = np.flatnonzero(np.concatenate(([True], r[1:] != r[:-1])))
-    counts = np.diff(np.append(starts, v.size))
-    if not np.any(counts >= 2):
+    if not (r[1:] >= r[:-1]).all():  # (the runner loaders' rows are in run order already)
+        order = np.argsort(r, kind="stable")
+        v, r = v[order], r[order]
+    new_run = np.empty(r.size, dtype=bool)
+    new_run[0] = True
+    np.not_equal(r[1:], r[:-1], out=new_run[1:])
+    starts = np.flatnonzero(new_run)
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = v.size
+    counts = ends - starts
+    if not (counts >= 2).any():
         return None
     sums = np.add.reduceat(v, starts)
     means = sums / counts
-    dev2 = np.add.reduceat((v - np.repeat(means, counts)) ** 2, starts)
+    d = v - np.repeat(means, counts)
+    dev2 = np.add.reduceat(d * d, starts)  # (x ** 2 is numpy's square: x * x)
     ok = (counts >= 2) & (means > 0)
     if not ok.any():
         return None
