@@ -1087,3 +1087,48 @@ def test_detect_tick_shortcuts_equal_the_plain_tests():
             v = rng.normal(0, 1e12, n)
         got, want = detect_tick(v), plain(v)
         assert got == want or (got is None and want is None), (v, got, want)
+
+
+def test_trend_without_numpy_wrappers_equals_the_plain_formulation():
+    """classify._trend's slope, z, p and BICs with np.add.reduce, x * x and max / min for np.mean, np.sum,
+    ``** 2`` and np.clip: the floats of the plain formulation, bit for bit (drifts, steps, outliers)."""
+    import importlib
+    import math
+
+    K = importlib.import_module("bandkit.postmortem.classify")
+    from bandkit.changepoints.penalty import long_run_factor
+    from bandkit.postmortem.noise import lag1
+
+    def plain(x, labels, g, noise, n_params):
+        idx = np.flatnonzero(labels >= 0)
+        y, t = x[idx], idx.astype(np.float64)
+        tc = t - t.mean()
+        sxx = float(np.sum(tc * tc))
+        slope = float(np.sum(tc * (y - y.mean())) / sxx)
+        resid_lin = y - (y.mean() + slope * tc)
+        r = np.clip(resid_lin, -g.clip * noise.sigma, g.clip * noise.sigma)
+        s_lr = max(float(np.std(r)), noise.floor) * long_run_factor(max(lag1(r), noise.rho))
+        pc = np.zeros_like(y)
+        for lab in np.unique(labels[idx]):
+            pc[labels[idx] == lab] = np.mean(y[labels[idx] == lab])
+        m = y.size
+        return (slope, slope / (s_lr / math.sqrt(sxx)),
+                m * math.log(max(float(np.sum(resid_lin ** 2)) / m, 1e-300)) + 2 * math.log(m),
+                m * math.log(max(float(np.sum((y - pc) ** 2)) / m, 1e-300)) + n_params * math.log(m))
+
+    rng = np.random.default_rng(8)
+    seen = 0
+    for i in range(400):
+        n = int(rng.integers(8, 60))
+        m = np.exp(rng.normal(0, 0.02, n) + (i % 3 == 0) * 0.002 * np.arange(n) + (i % 4 == 1) * 0.1 * (np.arange(n) > n // 2))
+        if i % 5 == 0:
+            m[rng.integers(0, n, 3)] *= 1.3
+        c = K.classify(m)
+        x = np.log(m)
+        tr = K._trend(x, c.labels, c.gates, c.noise, c.test_scale, n_params=3)
+        if tr is None:
+            continue
+        seen += 1
+        slope, z, bic_lin, bic_pc = plain(x, c.labels, c.gates, c.noise, 3)
+        assert (tr["slope_per_run"], tr["z"], tr["bic_linear"], tr["bic_steps"]) == (slope, z, bic_lin, bic_pc)
+    assert seen > 300

@@ -853,13 +853,19 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     idx = np.flatnonzero(labels >= 0)
     if idx.size < 6:
         return None
+    # (np.add.reduce / size is np.mean's and np.sum's float, x * x numpy's square, np.clip a max then a min
+    # of non-zero bounds: the same floats without the wrappers' per-call costs)
+    add = np.add.reduce
     y = x[idx]
+    m = y.size
     t = idx.astype(np.float64)
-    tc = t - t.mean()
-    sxx = float(np.sum(tc * tc))
-    slope = float(np.sum(tc * (y - y.mean())) / sxx) if sxx > 0 else 0.0
-    resid_lin = y - (y.mean() + slope * tc)
-    r = np.clip(resid_lin, -g.clip * noise.sigma, g.clip * noise.sigma)
+    tc = t - add(t) / m
+    sxx = float(add(tc * tc))
+    ym = add(y) / m
+    slope = float(add(tc * (y - ym)) / sxx) if sxx > 0 else 0.0
+    resid_lin = y - (ym + slope * tc)
+    c = g.clip * noise.sigma
+    r = np.clip(resid_lin, -c, c) if not c else np.minimum(np.maximum(resid_lin, -c), c)
     rho = max(lag1(r), noise.rho)
     s_lr = max(std(r), noise.floor) * long_run_factor(rho)
     se = s_lr / math.sqrt(sxx) if sxx > 0 else math.inf
@@ -867,12 +873,14 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     p = erfc(abs(zstat) / math.sqrt(2.0))
     drift = slope * (t[-1] - t[0])
     pc = np.zeros_like(y)
-    for lab in distinct(labels[idx]):
-        pc[labels[idx] == lab] = mean(y[labels[idx] == lab])
-    m = y.size
+    li = labels[idx]
+    for lab in distinct(li):
+        at = li == lab
+        pc[at] = mean(y[at])
     tiny = 1e-300
-    bic_lin = m * math.log(max(float(np.sum(resid_lin ** 2)) / m, tiny)) + 2 * math.log(m)
-    bic_pc = m * math.log(max(float(np.sum((y - pc) ** 2)) / m, tiny)) + n_params * math.log(m)
+    d = y - pc
+    bic_lin = m * math.log(max(float(add(resid_lin * resid_lin)) / m, tiny)) + 2 * math.log(m)
+    bic_pc = m * math.log(max(float(add(d * d)) / m, tiny)) + n_params * math.log(m)
     sig = bool(p < g.alpha and abs(drift) >= max(math.log(g.min_ratio), g.visible * noise.sigma))
     return {"slope_per_run": slope, "drift_ratio": exp_ratio(drift), "p_value": p, "z": float(zstat),
             "significant": sig, "bic_linear": bic_lin, "bic_steps": bic_pc, "linear_fits_better": bool(bic_lin < bic_pc)}
