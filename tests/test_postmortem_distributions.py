@@ -197,3 +197,18 @@ def test_noise_quantiles_are_np_quantile():
             want = [float(v) for v in np.quantile(a, list(qs))]
         got = quantiles(a, qs)
         assert all(x == y or (np.isnan(x) and np.isnan(y)) for x, y in zip(got, want)), (a, qs)
+
+
+def test_running_median_equals_the_sliding_window_partition():
+    """running_median's windows by one fancy index, partitioned in place: np.partition of the sliding window
+    view, value for value (ties, NaN, signed zeros, every odd width up to the length)."""
+    from bandkit.postmortem.distributions import running_median
+
+    rng = np.random.default_rng(6)
+    for i in range(800):
+        n = int(rng.integers(1, 40))
+        x = rng.normal(size=n) if i % 3 else rng.choice([0.0, -0.0, 1.0, np.nan, 2.5], n)
+        for w in range(1, n + 1, 2):
+            want = np.partition(np.lib.stride_tricks.sliding_window_view(x, w), w // 2, axis=1)[:, w // 2]
+            got = running_median(x, w)
+            assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got), np.signbit(want))

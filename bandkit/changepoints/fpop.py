@@ -512,7 +512,7 @@ def _prep(y, penalty, min_size):
     y = np.ascontiguousarray(y, dtype=np.float64)
     if y.ndim != 1:
         raise ValueError("y must be one-dimensional")
-    if not np.all(np.isfinite(y)):
+    if not np.isfinite(y).all():
         raise ValueError("y must be finite")
     if not (penalty >= 0 and np.isfinite(penalty)):
         raise ValueError("penalty must be a finite number >= 0")

@@ -77,7 +77,7 @@ from ..changepoints.fpop import fpop
 from ..changepoints.penalty import long_run_factor
 from ..robust import distinct, exp_ratio
 from .distributions import chi2_isf, erfc, running_median, t_isf
-from .noise import RunNoise, estimate_noise, lag1, mean, median, robust_sd, segment_medians, std, two_group_t
+from .noise import RunNoise, clip_to, estimate_noise, lag1, mean, median, robust_sd, segment_medians, std, two_group_t
 
 VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
             "no_runs")
@@ -177,7 +177,7 @@ def _flat(dist: np.ndarray) -> bool:
     """A stretch of far runs (distances from the level around them) holds a level, rather than one
     disturbance fading away (a heavy-tailed shock in AR(1) noise: d, rho d, rho^2 d, ...), when its
     median distance is at least 0.6 of its largest."""
-    return bool(median(dist) >= 0.6 * np.max(dist))
+    return bool(median(dist) >= 0.6 * dist.max())
 
 
 def _groups(mask: np.ndarray, side: np.ndarray) -> list[tuple[int, int]]:
@@ -213,7 +213,7 @@ def _blocks(labels: np.ndarray) -> list[tuple[int, int, int]]:
 def _test_scale(x: np.ndarray, cps: np.ndarray, noise: RunNoise, clip: float) -> float:
     """Long-run sd of the residuals from the segment medians, winsorised at ``clip`` sigma: the
     scale of the tests on block means."""
-    r = np.clip(x - segment_medians(x, cps), -clip * noise.sigma, clip * noise.sigma)
+    r = clip_to(x - segment_medians(x, cps), -clip * noise.sigma, clip * noise.sigma)
     rho = lag1(r)
     sd = std(r) if r.size > 1 else noise.sigma
     return max(sd, noise.floor) * long_run_factor(max(rho, noise.rho))
@@ -230,7 +230,7 @@ def change_p(left: np.ndarray, right: np.ndarray, scale: float, clip: float) -> 
         return 1.0
     both = np.concatenate([left, right])
     med = float(median(both))
-    w = np.clip(both, med - clip, med + clip)
+    w = clip_to(both, med - clip, med + clip)
     z = (mean(w[nl:]) - mean(w[:nl])) / (scale * math.sqrt(1.0 / nl + 1.0 / nr))
     return float(min(1.0, (nl + nr - 1) * erfc(abs(z) / math.sqrt(2.0))))
 
@@ -265,9 +265,9 @@ def _prune(x: np.ndarray, cps: list[int], scale: float, clip: float, min_effect:
     while active.any():
         small = active & (np.abs(eff) < min_effect)
         if small.any():
-            j = int(np.flatnonzero(small)[np.argmin(np.abs(eff[small]))])
+            j = int(small.nonzero()[0][np.abs(eff[small]).argmin()])
         else:
-            j = int(np.flatnonzero(active)[np.argmax(pval[active])])
+            j = int(active.nonzero()[0][pval[active].argmax()])
             if pval[j] < alpha:
                 break
         active[j] = False
@@ -279,7 +279,7 @@ def _prune(x: np.ndarray, cps: list[int], scale: float, clip: float, min_effect:
         for m in (pj, nj):
             if 0 <= m < k and active[m]:
                 update(m)
-    return [Change(int(pos[j]), float(eff[j]), float(pval[j])) for j in np.flatnonzero(active)]
+    return [Change(int(pos[j]), float(eff[j]), float(pval[j])) for j in active.nonzero()[0]]
 
 
 def _group_levels(means: list[float], sizes: list[int], ses: list[float], thr_min: float) -> list[list[int]]:
@@ -336,7 +336,7 @@ def _group_levels(means: list[float], sizes: list[int], ses: list[float], thr_mi
 def ratio_scale(m: np.ndarray) -> tuple[np.ndarray, float | None]:
     """The run means ``m`` on the scale the post-mortem compares them on: ``(log m, None)``, levels as ratios;
     when some are <= 0 (not ratio data) ``(m / median |m|, that median)``, or ``(m, 0.0)`` when it is 0."""
-    if np.any(m <= 0):
+    if (m <= 0).any():
         scale = median(np.abs(m))
         return (m / scale if scale > 0 else m.copy()), scale
     return np.log(m), None
@@ -447,7 +447,7 @@ def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float,
         side = np.sign(x - ref)
         excursions = [np.arange(a, b + 1) for a, b in _groups(cand, side)
                       if b - a + 1 >= g.min_block and _flat(np.abs(x[a:b + 1] - ref[a:b + 1]))]
-        keep = np.flatnonzero(~cand)
+        keep = (~cand).nonzero()[0]
         if keep.size == 0:
             segs, changes = [], ()
             break
@@ -456,15 +456,15 @@ def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float,
         # the level around every run: its long segment, else the long segment before (or after) it
         firsts = np.array([s_[0] for s_ in long])
         lv = np.array([mean(x[s_]) for s_ in long])
-        k = np.clip(np.searchsorted(firsts, np.arange(n), side="right") - 1, 0, len(long) - 1)
+        k = np.minimum(np.maximum(firsts.searchsorted(np.arange(n), side="right") - 1, 0), len(long) - 1)  # (np.clip of ints)
         ref = lv[k]
         new = np.abs(x - ref) > far
-        if np.array_equal(new, cand):
+        if (new == cand).all():  # (np.array_equal of two masks of n runs)
             break
         cand = new
     sustained = [s_ for s_ in segs if len(s_) >= g.min_block and not cand[s_].any()]
     if not sustained and not excursions:
-        sustained = [np.flatnonzero(~cand)] if (~cand).any() else [np.arange(n)]
+        sustained = [(~cand).nonzero()[0]] if (~cand).any() else [np.arange(n)]
         cand[sustained[0]] = False
     in_exc = np.zeros(n, dtype=bool)
     for e in excursions:
@@ -472,7 +472,7 @@ def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float,
     covered = in_exc.copy()
     for s_ in sustained:
         covered[s_] = True
-    scattered = np.flatnonzero(~covered)
+    scattered = (~covered).nonzero()[0]
     return sustained + excursions, scattered, changes, test_scale
 
 
@@ -495,13 +495,13 @@ def _label_runs(x: np.ndarray, seg_runs: list[np.ndarray], scattered: np.ndarray
     sep = g.band_sigmas * noise.sigma
     pending = []
     visits: dict[int, list[int]] = {}
-    sustained = np.flatnonzero(labels >= 0)
+    sustained = (labels >= 0).nonzero()[0]
     mixed: set[int] = set()  # bands that scattered runs away from them visit (interleaved levels)
     for i in scattered:
         if not lv:
             pending.append(i)
             continue
-        k = np.searchsorted(sustained, i)
+        k = sustained.searchsorted(i)
         around = int(labels[sustained[k - 1]] if k > 0 else labels[sustained[min(k, sustained.size - 1)]])
         near = int(np.argmin([abs(x[i] - v) for v in lv]))
         if near != around and abs(x[i] - lv[near]) < tol[near] and abs(lv[near] - lv[around]) >= sep:
@@ -698,21 +698,21 @@ def _return_at_the_end(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, fa
     does, its return seen in the last runs (speedpython 2020 sqlite_synth: runs 17-20 at x1.42-1.53, the last
     run back at x1.01, read "step at run 17 (x1.47)" with the last run an outlier). (Not when the last block
     is the main band: a last run back at an episode's level stays an outlier, not a second visit.)"""
-    ok = np.flatnonzero(labels >= 0)
+    ok = (labels >= 0).nonzero()[0]
     if ok.size == 0 or levels.size < 2:
         return labels
     tail = np.arange(ok[-1] + 1, x.size)
     if not 0 < tail.size < g.min_block:
         return labels
     last = int(labels[ok[-1]])
-    if last == int(np.argmax(np.bincount(labels[ok]))):
+    if last == int(np.bincount(labels[ok]).argmax()):
         return labels
     before = labels[ok][labels[ok] != last]
     if before.size == 0:
         return labels
     prev = int(before[-1])
     d_prev, d_last = np.abs(x[tail] - levels[prev]), np.abs(x[tail] - levels[last])
-    if np.all(d_prev < far) and np.all(d_last >= far):
+    if (d_prev < far).all() and (d_last >= far).all():
         labels = labels.copy()
         labels[tail] = prev
     return labels
@@ -747,7 +747,7 @@ def _episodes(blocks: list[tuple[int, int, int]], labels: np.ndarray, min_block:
     for b in blocks:
         count[b[0]] = count.get(b[0], 0) + 1
     sizes = np.bincount(labels[labels >= 0])
-    main = int(np.argmax(sizes))
+    main = int(sizes.argmax())
     n = labels.size
     flanked = [0 < i < len(blocks) - 1 and blocks[i - 1][0] == blocks[i + 1][0]
                and blocks[i][2] - blocks[i][1] + 1 >= min_block for i in range(len(blocks))]
@@ -784,7 +784,7 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     the warm-up runs or than ``min_share`` of the later runs); 0 otherwise."""
     n = x.size
     limit = max(g.min_block, min(int(0.1 * n), 10))
-    ok_idx = np.flatnonzero(labels >= 0)
+    ok_idx = (labels >= 0).nonzero()[0]
     if ok_idx.size == 0:
         return 0
     first = labels[ok_idx[0]]
@@ -795,13 +795,13 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     if L == n or rest.size == 0:  # one band throughout: leading outliers only
         L = int(ok_idx[0])
         rest = labels[L:][labels[L:] >= 0]
-    if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block or np.any(rest != rest[0]):
+    if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block or (rest != rest[0]).any():
         return 0  # (half the runs slower first is a step, not a warm-up)
     # trailing outliers of the leading stretch that sit at the later band's level are not warm-up
     ref = levels[int(rest[0])]
     while L > 0 and x[L - 1] - ref < math.log(g.min_ratio) and labels[L - 1] < 0:
         L -= 1
-    if L < 1 or not np.all(x[:L] - ref >= math.log(g.min_ratio)):
+    if L < 1 or not (x[:L] - ref >= math.log(g.min_ratio)).all():
         return 0
     # the first runs are special only if slow runs are rare later on: fewer than the warm-up runs,
     # or than min_share of the later runs
@@ -833,7 +833,7 @@ def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification
         warm = _warmup_runs(x, labels, levels, g)
         if warm:
             verdict = "warmup"
-    outl = tuple(int(i) for i in np.flatnonzero(labels < 0) if i >= warm)
+    outl = tuple(int(i) for i in (labels < 0).nonzero()[0] if i >= warm)
     if verdict == "stable":
         trend = _trend(x, labels, g, noise, test_scale, n_params=1)
         verdict = "trend" if trend and trend["significant"] else ("outliers" if outl else "stable")
@@ -850,11 +850,11 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     """Least-squares drift of the non-outlier runs, with a long-run standard error of the slope
     (winsorised residuals), and the BIC of a straight line (2 parameters) vs the band levels of the
     blocks (``n_params``: levels + change locations)."""
-    idx = np.flatnonzero(labels >= 0)
+    idx = (labels >= 0).nonzero()[0]
     if idx.size < 6:
         return None
-    # (np.add.reduce / size is np.mean's and np.sum's float, x * x numpy's square, np.clip a max then a min
-    # of non-zero bounds: the same floats without the wrappers' per-call costs)
+    # (np.add.reduce / size is np.mean's and np.sum's float, x * x numpy's square: the same floats without the
+    # wrappers' per-call costs)
     add = np.add.reduce
     y = x[idx]
     m = y.size
@@ -865,7 +865,7 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     slope = float(add(tc * (y - ym)) / sxx) if sxx > 0 else 0.0
     resid_lin = y - (ym + slope * tc)
     c = g.clip * noise.sigma
-    r = np.clip(resid_lin, -c, c) if not c else np.minimum(np.maximum(resid_lin, -c), c)
+    r = clip_to(resid_lin, -c, c)
     rho = max(lag1(r), noise.rho)
     s_lr = max(std(r), noise.floor) * long_run_factor(rho)
     se = s_lr / math.sqrt(sxx) if sxx > 0 else math.inf

@@ -186,5 +186,8 @@ def running_median(x: np.ndarray, w: int) -> np.ndarray:
     """Median of each window of ``w`` consecutive values (odd ``w``): ``out[i]`` for the windows that fit,
     ``len(x) - w + 1`` of them (``scipy.ndimage.median_filter(x, w)[w // 2: len(x) - w // 2]``)."""
     h = w // 2
-    win = np.lib.stride_tricks.sliding_window_view(x, w)
-    return np.partition(win, h, axis=1)[:, h]
+    # (the windows copied by one fancy index and partitioned in place: the same order statistics as
+    # np.partition of sliding_window_view(x, w), without its ~15 us of checks - a post-mortem's run means)
+    win = x[np.arange(x.size - w + 1)[:, None] + np.arange(w)]
+    win.partition(h, axis=1)
+    return win[:, h]
