@@ -60,3 +60,20 @@ def test_an_episode_with_far_runs_of_many_sizes_stays_an_episode():
     c = classify(m)
     assert c.verdict == "episode"
     assert set(c.outliers) == {5, 7, 20}
+
+
+# benchmarks/two_level_power.py seed 90312: 10 of 37 runs at x0.546 alternating with the main level, t3 noise
+# (0.58 % per run): main read "10 outlier runs" - the 10 runs' sd (0.75 %) was over one level's bound at the robust
+# sigma (0.42 %, below the main band's own sd of 0.57 % as a robust scale of t3 noise is)
+T3_LEVELS = [99.864, 54.743, 99.847, 53.929, 99.085, 99.242, 100.067, 100.018, 99.614, 54.427, 100.129, 100.469,
+             98.121, 54.431, 100.087, 54.376, 100.976, 99.578, 99.526, 100.222, 55.162, 100.466, 100.304, 100.127,
+             55.099, 54.162, 98.821, 99.969, 99.24, 99.757, 55.159, 100.274, 99.811, 99.348, 99.619, 54.438, 99.777]
+
+
+def test_a_second_level_in_heavy_tailed_noise_is_judged_at_the_main_bands_own_spread():
+    m = np.array(T3_LEVELS)
+    c = classify(m)
+    assert c.verdict == "bimodal", c.verdict
+    low = set(np.flatnonzero(m < 70).tolist())
+    assert len(low) == 10 and set(np.flatnonzero(c.labels == 0).tolist()) == low
+    assert not c.outliers
