@@ -39,7 +39,8 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    (:data:`TWO_GROUP_T99`; 4.40 at 20 runs, 3.56 at 50). A **second level** needs no common
    cluster: the far runs on one side of the main band (or a group of them) that hold
    ``level_share`` (10 %) of the runs and ``min_block`` runs, as tight as one level of this noise
-   is (sd <= sigma sqrt(chi2_{k-1}(1 - alpha) / k) for k runs) and as far apart (>= 4 sd, sd <=
+   is (sd <= sigma sqrt(chi2_{k-1}(1 - alpha) / k) for k runs; with ``min_scattered`` runs or more,
+   at the main band's own spread if wider than sigma) and as far apart (>= 4 sd, sd <=
    1/4 of the distance), are a band however they alternate with the main one (3 of 24 runs at
    x1.33, visited one run at a time); visits of an existing band count the same way. Everything
    else is an **outlier**: a handful of scattered points (or far runs of many sizes) is never a
@@ -54,7 +55,8 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    ``trend`` (least-squares drift with a long-run standard error, ``p < alpha`` and
    ``|drift| >= max(log min_ratio, visible x sigma)``), or ``outliers``. The only block of a band
    other than the most populated one, between two blocks of one band, is an **episode** (a step
-   and its return). After removing episodes: a band that comes back -> ``bimodal`` (two bands) or
+   and its return) - unless outlier runs at its level (2 or more, together ``level_share`` of the runs,
+   spread within one level) make it a level visited again (:func:`_visits_of_the_episode`). After removing episodes: a band that comes back -> ``bimodal`` (two bands) or
    ``bands``; two or more blocks -> ``step``; only episodes -> ``episode``. Any of these becomes
    ``trend`` when the drift is significant and a straight line has a lower BIC than the band
    levels of the blocks (a drift cut into a staircase). Leading runs (at most max(3, min(10 %,
