@@ -56,12 +56,12 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    ``|drift| >= max(log min_ratio, visible x sigma)``), or ``outliers``. The only block of a band
    other than the most populated one, between two blocks of one band, is an **episode** (a step
    and its return) - unless outlier runs at its level (2 or more, together ``level_share`` of the runs,
-   spread within one level) make it a level visited again (:func:`_visits_of_the_episode`). After removing episodes: a band that comes back -> ``bimodal`` (two bands) or
-   ``bands``; two or more blocks -> ``step``; only episodes -> ``episode``. Any of these becomes
-   ``trend`` when the drift is significant and a straight line has a lower BIC than the band
-   levels of the blocks (a drift cut into a staircase). Leading runs (at most max(3, min(10 %,
-   10))) slower by ``min_ratio`` than the one band that holds every later run, with slow outliers
-   rare later on, are a ``warmup``.
+   spread within one level) make it a level visited again (:func:`_visits_of_the_episode`). After
+   removing episodes: a band that comes back -> ``bimodal`` (two bands) or ``bands``; two or more
+   blocks -> ``step``; only episodes -> ``episode``. Any of these becomes ``trend`` when the drift is
+   significant and a straight line has a lower BIC than the band levels of the blocks (a drift cut
+   into a staircase). Leading runs (at most max(3, min(10 %, 10))) slower by ``min_ratio`` than the
+   one band that holds every later run, with slow outliers rare later on, are a ``warmup``.
 
 Every change carries its effect (log ratio of the levels on each side) and its p-value; step and
 episode ratios get a 95 % interval from the long-run standard error of the block means.
