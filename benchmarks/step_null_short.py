@@ -5,6 +5,7 @@ calibration of the run-sequence step / episode / trend / warm-up gates (issue 12
 
     python benchmarks/step_null_short.py [--reps 2000] [--jobs 2] [--only null|power]
     PYTHONPATH=/path/to/other/checkout python benchmarks/step_null_short.py   # the same for another bandkit
+    python benchmarks/step_null_short.py gate step|episode [--reps 20000] [--ns 10,20,...]   # the gate's tables
 
 Null cells: i.i.d. Gaussian, Student t3 (scaled to unit variance), AR(1) with rho 0.3 (marginal sd as given),
 and Gaussian quantised to a clock tick of 1 % of the level (``tick`` passed to ``classify``), on the log run
@@ -12,17 +13,25 @@ means; a false alarm of kind K is a series whose verdict is K. Power cells: a st
 or 4 runs before the end), an episode (a third of the runs x1.10, then back), a drift (x1.10 over the series)
 and a warm-up (the first 2 runs x1.20), Gaussian noise. Seeded per cell; prints Markdown tables with Wilson 95 %
 intervals.
+
+``gate``: the null of the statistic of ``classify.change_holds`` - its largest value over every place of a step
+(sides of >= 3 runs; the statistic at the best least-squares split) or of an episode (a stretch of >= 3 runs with
+runs on both sides), for Gaussian series (its 99 / 99.5 / 99.9 % quantiles: ``STEP_T999`` / ``EPISODE_T999``),
+and how often Student-t3 and AR(1) 0.3 series exceed the Gaussian 99 / 99.9 % quantiles.
 """
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from bandkit.postmortem.classify import classify
+from bandkit.changepoints.penalty import long_run_factor
+from bandkit.postmortem.classify import classify, gate_scale
+from bandkit.postmortem.noise import lag1
 
 NS = (10, 12, 15, 20, 30, 50, 100)
 SDS = (0.01, 0.02, 0.05, 0.10)
@@ -98,7 +107,88 @@ POWER += [(n, sd, e) for e in ("episode", "trend", "warmup") for n in (20, 30, 5
 WANT = {"episode": "episode", "trend": "trend", "warmup": "warmup"}
 
 
+MIN_BLOCK = 3
+
+
+def _gated(x: np.ndarray, res: np.ndarray, inside: np.ndarray) -> float:
+    """``change_holds``' statistic of one series ``x`` with residuals ``res`` from its two levels, the runs
+    ``inside`` one of them (a step's second side, an episode)."""
+    s, w = gate_scale(res, 2)
+    xw = x - res + w
+    a, b = xw[inside], xw[~inside]
+    return abs(a.mean() - b.mean()) / (s * long_run_factor(lag1(res)) * math.sqrt(1 / a.size + 1 / b.size))
+
+
+def step_stat(X: np.ndarray) -> np.ndarray:
+    """Per row of ``X``: the statistic at the best split (largest two-sample t, pooled sd, sides >= MIN_BLOCK)."""
+    r, n = X.shape
+    cs = np.cumsum(X, 1)
+    ss = np.sum((X - X.mean(1, keepdims=True)) ** 2, 1)
+    k = np.arange(MIN_BLOCK, n - MIN_BLOCK + 1)
+    d = (cs[:, -1:] - cs[:, k - 1]) / (n - k) - cs[:, k - 1] / k
+    s = np.sqrt(np.maximum(ss[:, None] - k * (n - k) / n * d ** 2, 1e-300) / (n - 2))
+    j = np.argmax(np.abs(d) / (s * np.sqrt(1 / k + 1 / (n - k))), 1)
+    out = np.empty(r)
+    for i in range(r):
+        kk, x = k[j[i]], X[i]
+        res = np.concatenate([x[:kk] - x[:kk].mean(), x[kk:] - x[kk:].mean()])
+        out[i] = _gated(x, res, np.arange(n) >= kk)
+    return out
+
+
+def episode_stat(X: np.ndarray) -> np.ndarray:
+    """Per row of ``X``: the statistic at the stretch [a, b) (>= MIN_BLOCK runs, runs on both sides) whose mean
+    differs most from the rest's (two-sample t, pooled sd)."""
+    r, n = X.shape
+    cs = np.concatenate([np.zeros((r, 1)), np.cumsum(X, 1)], 1)
+    tot = cs[:, -1]
+    ss = np.sum((X - X.mean(1, keepdims=True)) ** 2, 1)
+    best = np.zeros(r)
+    arg = np.zeros((r, 2), int)
+    for a in range(1, n - MIN_BLOCK):
+        for b in range(a + MIN_BLOCK, n):
+            m = b - a
+            d = (cs[:, b] - cs[:, a]) / m - (tot - (cs[:, b] - cs[:, a])) / (n - m)
+            s = np.sqrt(np.maximum(ss - m * (n - m) / n * d ** 2, 1e-300) / (n - 2))
+            t = np.abs(d) / (s * math.sqrt(1 / m + 1 / (n - m)))
+            up = t > best
+            best[up] = t[up]
+            arg[up] = (a, b)
+    out = np.empty(r)
+    for i in range(r):
+        (a, b), x = arg[i], X[i]
+        inside = (np.arange(n) >= a) & (np.arange(n) < b)
+        res = np.where(inside, x - x[inside].mean(), x - x[~inside].mean())
+        out[i] = _gated(x, res, inside)
+    return out
+
+
+def gate_tables(which: str, reps: int, ns: list[int]) -> None:
+    f = step_stat if which == "step" else episode_stat
+    print(f"| runs | Gaussian q99 | q99.5 | q99.9 | t3 > q99 | t3 > q99.9 | AR(0.3) > q99 | AR(0.3) > q99.9 |\n"
+          "|---|---|---|---|---|---|---|---|")
+    for n in ns:
+        rng = np.random.default_rng(n)
+        g = f(rng.standard_normal((reps, n)))
+        q = np.quantile(g, [0.99, 0.995, 0.999])
+        t3 = f(rng.standard_t(3, (reps, n)))
+        ar = np.stack([noise(rng, n, 1.0, "ar0.3") for _ in range(reps)])
+        a = f(ar)
+        print(f"| {n} | {q[0]:.2f} | {q[1]:.2f} | {q[2]:.2f} | {100 * np.mean(t3 > q[0]):.2f} % | "
+              f"{100 * np.mean(t3 > q[2]):.2f} % | {100 * np.mean(a > q[0]):.2f} % | {100 * np.mean(a > q[2]):.2f} % |",
+              flush=True)
+
+
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["gate"]:
+        gp = argparse.ArgumentParser(prog="step_null_short.py gate")
+        gp.add_argument("which", choices=("step", "episode"))
+        gp.add_argument("--reps", type=int, default=20000)
+        gp.add_argument("--ns", default="10,12,15,20,25,30,40,50,70,100,150,200")
+        ga = gp.parse_args(argv[1:])
+        gate_tables(ga.which, ga.reps, [int(v) for v in ga.ns.split(",")])
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=2000)
     ap.add_argument("--jobs", type=int, default=2)
