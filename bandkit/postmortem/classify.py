@@ -384,9 +384,15 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
         plain = estimate_noise(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel, within=within)
         if plain.sigma != noise.sigma:
             out = _classify_x(x, plain, g, pen)
-    if out.verdict in ("step", "episode") and n <= GATE_MAX_RUNS and not change_holds(out):
-        out = _one_level(x, out.noise, g)
-    return out
+    return gate_steps(out)
+
+
+def gate_steps(c: Classification) -> Classification:
+    """``c``, or the runs as one level (:func:`_one_level`) when ``c`` is a step or an episode of at most
+    ``GATE_MAX_RUNS`` runs whose changes do not pass :func:`change_holds`."""
+    if c.verdict in ("step", "episode") and c.x is not None and c.x.size <= GATE_MAX_RUNS and not change_holds(c):
+        return _one_level(c.x, c.noise, c.gates)
+    return c
 
 
 def _classify_x(x: np.ndarray, noise: RunNoise, g: Gates, pen: float) -> Classification:

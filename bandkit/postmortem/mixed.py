@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classify import Classification, _verdict
+from .classify import Classification, _verdict, gate_steps
 from .noise import median
 
 #: How much wider (median within-run range) a band's runs must be than the main band's runs to be read as mixed.
@@ -124,9 +124,9 @@ def _on_scale(lo: np.ndarray, hi: np.ndarray, scale: float | None):
 def settle_mixed(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.ndarray,
                  scale: float | None, positions: bool = True) -> tuple[Classification, tuple[int, ...]]:
     """``cl`` with its mixed bands' runs made outliers and the verdict decided again (the same rules as
-    :func:`.classify.classify`), and the positions of the runs whose level changes inside the run (those moved,
-    and outlier runs between two levels: :func:`straddling_runs`; ``positions=False``: only those moved);
-    ``cl`` itself when no band is mixed."""
+    :func:`.classify.classify`, its step gate included), and the positions of the runs whose level changes inside
+    the run (those moved, and outlier runs between two levels: :func:`straddling_runs`; ``positions=False``: only
+    those moved); ``cl`` itself when no band is mixed."""
     bad = mixed_bands(cl, lo, hi, counts, scale)
     if not bad:
         return cl, (tuple(straddling_runs(cl, lo, hi, counts, scale)) if positions else ())
@@ -138,5 +138,5 @@ def settle_mixed(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.
     remap[keep] = np.arange(len(keep))
     labels = np.where(labels >= 0, remap[np.maximum(labels, 0)], -1)
     levels = np.asarray(cl.levels)[keep]
-    out = _verdict(cl.x, labels, levels, cl.noise, cl.gates, cl.changes, cl.test_scale)
+    out = gate_steps(_verdict(cl.x, labels, levels, cl.noise, cl.gates, cl.changes, cl.test_scale))
     return out, tuple(sorted({int(i) for i in moved} | set(straddling_runs(out, lo, hi, counts, scale))))
