@@ -151,7 +151,9 @@ def detect_tick(values: np.ndarray, max_decimals: int = 6, max_divisor: int = 10
     not on a grid. Decimal grids exactly (greatest common divisor of the scaled differences between
     distinct values, up to ``max_decimals`` decimals); other grids (a clock of 4.9 units) as the
     smallest gap between distinct values, or an integer fraction of it up to ``max_divisor``, that
-    every gap is a whole multiple of (to 1e-6 of the gap)."""
+    every gap is a whole multiple of (to 1e-6 of the gap). Two distinct values on a decimal grid give the unit they
+    are written in (70 and 100 -> 1, not 30: a series of only those two readings would take its own level gap for
+    the clock's resolution)."""
     v = distinct(np.asarray(values, dtype=np.float64).ravel())
     if not (v.size and math.isfinite(v[0]) and math.isfinite(v[-1])):  # (sorted, NaNs last: else all finite)
         v = v[np.isfinite(v)]
@@ -169,6 +171,8 @@ def detect_tick(values: np.ndarray, max_decimals: int = 6, max_divisor: int = 10
         r = np.round(s)
         if np.all(np.abs(s - r) <= 1e-6 * np.maximum(1.0, np.abs(s))):
             g = int(np.gcd.reduce(np.diff(r).astype(np.int64)))
+            if v.size == 2:  # one gap is its own gcd: not a grid that is seen, so the unit the values are written in
+                return 1.0 / f
             return g / f if g > 0 else None
     if v.size > 100_000:
         return None

@@ -1060,6 +1060,8 @@ def test_detect_tick_shortcuts_equal_the_plain_tests():
             r = np.round(s)
             if np.all(np.abs(s - r) <= 1e-6 * np.maximum(1.0, np.abs(s))):
                 g = int(np.gcd.reduce(np.diff(r).astype(np.int64)))
+                if v.size == 2:  # (two distinct values: the unit they are written in)
+                    return 1.0 / f
                 return g / f if g > 0 else None
         gaps = np.diff(v)
         d0 = float(np.min(gaps))
@@ -1132,3 +1134,26 @@ def test_trend_without_numpy_wrappers_equals_the_plain_formulation():
         slope, z, bic_lin, bic_pc = plain(x, c.labels, c.gates, c.noise, 3)
         assert (tr["slope_per_run"], tr["z"], tr["bic_linear"], tr["bic_steps"]) == (slope, z, bic_lin, bic_pc)
     assert seen > 300
+
+
+def test_two_distinct_readings_are_not_their_own_clock_tick():
+    """A series of only two readings (70 and 100 ms) has one gap, its own gcd: detect_tick took it for the clock
+    tick (30 ms), the noise floor became ~10 % and 10 of 39 runs at x0.70 read "stable" (power2). Two distinct
+    values give the unit they are written in; whole-ms readings one unit apart keep their tick."""
+    from bandkit.loaders.runner_common import build_runner_trace
+    from bandkit.loaders.source import Source
+    from bandkit.robust import detect_tick
+
+    assert detect_tick(np.array([70.0, 100.0, 70.0])) == 1.0
+    assert detect_tick(np.array([0.0727, 0.0731])) == pytest.approx(1e-4)
+    assert detect_tick(np.array([5.0, 6.0, 5.0])) == 1.0 and detect_tick(np.array([1.0, 4.0, 7.0])) == 3.0
+    lab = np.zeros(39, bool)
+    lab[np.random.default_rng(0).permutation(39)[:10]] = True
+    t = build_runner_trace(Source(name="two.csv"), "csv", "two", [([v], {}) for v in np.where(lab, 70.0, 100.0)],
+                           value_unit="ms")
+    pm = postmortem(t)
+    assert pm.verdict == "bimodal" and [round(b.level) for b in pm.bands] == [70, 100]
+    rng = np.random.default_rng(1)  # whole-ms timings, 5 % of them one tick higher: quantisation, not two levels
+    t = build_runner_trace(Source(name="ms.csv"), "csv", "ms",
+                           [([v], {}) for v in np.where(rng.random(200) < 0.05, 6.0, 5.0)], value_unit="ms")
+    assert postmortem(t).verdict == "stable"

@@ -117,6 +117,8 @@ def _detect_tick_numpy(values, max_decimals=6, max_divisor=10):
         r = np.round(s)
         if np.all(np.abs(s - r) <= 1e-6 * np.maximum(1.0, np.abs(s))):
             g = int(np.gcd.reduce(np.diff(r).astype(np.int64)))
+            if v.size == 2:  # (two distinct values: the unit they are written in)
+                return 1.0 / 10.0 ** d
             return g / 10.0 ** d if g > 0 else None
     gaps = np.diff(v)
     d0 = float(np.min(gaps))
