@@ -15,7 +15,7 @@ import numpy as np
 
 from ..trace import Trace
 from .classify import (NOT_CLASSIFIED, VERDICTS, Classification, Gates, block_ratio, change_p, classify,
-                       collapse_blocks, outlier_sigmas, two_group_threshold)
+                       collapse_blocks, outlier_sigmas, ratio_scale, two_group_threshold)
 from .distributions import erfc
 from .noise import detect_tick, mean, two_group_t, within_run_se
 from .runs import RunTable, run_table
@@ -190,8 +190,7 @@ def _settle_mixed(cl: Classification, trace: Trace, rt: RunTable,
     from .mixed import run_extremes, settle_mixed
 
     lo, hi = run_extremes(trace.values, np.asarray(trace.column("run", samples=True)), rt.runs)
-    scale = None if np.all(rt.means > 0) else float(np.median(np.abs(rt.means)))
-    return settle_mixed(cl, lo, hi, rt.counts, scale, positions=not verdict_only)
+    return settle_mixed(cl, lo, hi, rt.counts, ratio_scale(rt.means)[1], positions=not verdict_only)
 
 
 def _noise_inputs(trace: Trace) -> tuple[float | None, float | None]:
