@@ -553,30 +553,23 @@ class _ColumnState:
         for key, v in items:
             if v is None:
                 continue
+            hit = None
             if key in _PLAIN_NUMBER_KEYS and type(v) in _INT_OR_FLOAT and v != 0:
                 # a registry number read from a JSON number (a run's duration, uptime, RSS): its one column,
                 # as _parse_value gives it, without the memo (such values rarely repeat). Not a zero: the memo
                 # takes -0.0 for the 0.0 met before it (equal keys), and the columns stay what they were.
                 try:
-                    pv = float(v)
+                    hit = [(key, float(v))]
                 except OverflowError:
                     pass  # (the general path reports it)
                 else:
                     self.kinds[key] = "float"
-                    if i == 0:
-                        self.hits[key] = [(key, pv)]
-                    if guard and key in guard and not self._writes(key, key):
-                        continue
-                    vals = cols.get(key)
-                    if vals is None:
-                        vals = cols[key] = [None] * n
-                    vals[i] = pv
-                    continue
-            mk = None if key in _DATE_KEYS else (key, type(v), v)  # (type: 1, 1.0 and True are equal keys)
-            try:
-                hit = memo.get(mk) if mk is not None else None
-            except TypeError:  # unhashable (a list)
-                hit = mk = None
+            if hit is None:
+                mk = None if key in _DATE_KEYS else (key, type(v), v)  # (type: 1, 1.0 and True are equal keys)
+                try:
+                    hit = memo.get(mk) if mk is not None else None
+                except TypeError:  # unhashable (a list)
+                    hit = mk = None
             if hit is None:
                 try:
                     hit = _parse_value(key, v, self.kinds)
