@@ -1044,32 +1044,8 @@ def test_detect_tick_shortcuts_equal_the_plain_tests():
     """detect_tick's shortcuts (the largest |v| from the sorted ends, the finite filter only when an end is
     not finite, the first head value tested inline, np.diff / np.min as slicing and .min()): the answers of
     the plain formulation on decimal grids, clock grids, float timings, ties, non-finite and huge values."""
-    from bandkit.robust import _HEAD, detect_tick, distinct
-
-    def plain(values, max_decimals=6, max_divisor=10):
-        v = distinct(np.asarray(values, dtype=np.float64).ravel())
-        v = v[np.isfinite(v)]
-        if v.size < 2 or np.max(np.abs(v)) > 1e12:
-            return None
-        head = v[:_HEAD].tolist()
-        for d in range(max_decimals + 1):
-            f = 10.0 ** d
-            if not all(abs(x * f - round(x * f)) <= 1e-6 * max(1.0, abs(x * f)) for x in head):
-                continue
-            s = v * f
-            r = np.round(s)
-            if np.all(np.abs(s - r) <= 1e-6 * np.maximum(1.0, np.abs(s))):
-                g = int(np.gcd.reduce(np.diff(r).astype(np.int64)))
-                if v.size == 2:  # (two distinct values: the unit they are written in)
-                    return 1.0 / f
-                return g / f if g > 0 else None
-        gaps = np.diff(v)
-        d0 = float(np.min(gaps))
-        for k in range(1, max_divisor + 1):
-            q = gaps / (d0 / k)
-            if np.all(np.abs(q - np.round(q)) <= 1e-6 * np.maximum(1.0, q)):
-                return d0 / k
-        return None
+    from bandkit.robust import detect_tick
+    from tick_reference import detect_tick_plain
 
     rng = np.random.default_rng(4)
     for i in range(6000):
@@ -1087,7 +1063,7 @@ def test_detect_tick_shortcuts_equal_the_plain_tests():
             v = np.round(rng.exponential(1, n), int(rng.integers(0, 7)))
         else:
             v = rng.normal(0, 1e12, n)
-        got, want = detect_tick(v), plain(v)
+        got, want = detect_tick(v), detect_tick_plain(v)
         assert got == want or (got is None and want is None), (v, got, want)
 
 

@@ -8,6 +8,7 @@ from scipy import ndimage, special
 
 from bandkit.postmortem import distributions as D
 from bandkit.postmortem.classify import local_level, one_level_spread, outlier_sigmas
+from tick_reference import detect_tick_plain
 
 
 def test_erfc_and_ndtr_match_scipy():
@@ -106,29 +107,6 @@ def test_noise_mean_and_std_are_numpys_bit_for_bit():
             assert (np.isnan(got) and np.isnan(ref)) or (got == ref and np.signbit(got) == np.signbit(ref)), x
 
 
-def _detect_tick_numpy(values, max_decimals=6, max_divisor=10):
-    """bandkit.robust.detect_tick before its values were tried in Python first (the reference)."""
-    v = np.unique(np.asarray(values, dtype=np.float64))
-    v = v[np.isfinite(v)]
-    if v.size < 2 or np.max(np.abs(v)) > 1e12:
-        return None
-    for d in range(max_decimals + 1):
-        s = v * 10.0 ** d
-        r = np.round(s)
-        if np.all(np.abs(s - r) <= 1e-6 * np.maximum(1.0, np.abs(s))):
-            g = int(np.gcd.reduce(np.diff(r).astype(np.int64)))
-            if v.size == 2:  # (two distinct values: the unit they are written in)
-                return 1.0 / 10.0 ** d
-            return g / 10.0 ** d if g > 0 else None
-    gaps = np.diff(v)
-    d0 = float(np.min(gaps))
-    for k in range(1, max_divisor + 1):
-        q = gaps / (d0 / k)
-        if np.all(np.abs(q - np.round(q)) <= 1e-6 * np.maximum(1.0, q)):
-            return d0 / k
-    return None
-
-
 def test_detect_tick_equals_the_all_numpy_version():
     """robust.detect_tick (its first values tried in plain Python before each grid is tested on all of
     them, numpy's per-call cost paid only for the grids they fit) finds the same tick as testing every
@@ -154,7 +132,7 @@ def test_detect_tick_equals_the_all_numpy_version():
             v = rng.integers(0, 50, m) * 1e-9 * rng.choice([1, 3, 7.5])
         else:
             v = rng.choice([0.1, 0.2, 0.30000000000000004, np.nan, np.inf, -np.inf, 1e13, -0.0, 5e-7], m)
-        got, want = detect_tick(v), _detect_tick_numpy(v)
+        got, want = detect_tick(v), detect_tick_plain(v)
         assert (got is None and want is None) or (got == want and type(got) is type(want)), v
         found += got is not None
     assert 1000 < found < 5500
