@@ -50,18 +50,13 @@ def run_extremes(values: np.ndarray, run: np.ndarray, runs: np.ndarray) -> tuple
     return lo, hi
 
 
-def mixed_bands(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.ndarray,
-                scale: float | None) -> list[int]:
+def mixed_bands(cl: Classification, tlo: np.ndarray, thi: np.ndarray, counts: np.ndarray) -> list[int]:
     """Bands of ``cl`` (indices into ``cl.levels``) whose runs mix the main level with far values inside the run.
-    ``lo``/``hi``: each run's smallest/largest value; ``counts``: values per run; ``scale``: ``None`` when
-    ``cl.x`` is the log of the means, else the divisor of the means (see :func:`.classify.ratio_scale`)."""
+    ``tlo``/``thi``: each run's smallest/largest value on the scale of ``cl.x`` (:func:`on_scale`); ``counts``:
+    values per run."""
     if cl.verdict not in CHECKED or cl.x is None or len(cl.levels) < 2:
         return []
     labels = cl.labels
-    t = _on_scale(lo, hi, scale)
-    if t is None:
-        return []
-    tlo, thi = t
     sizes = np.bincount(labels[labels >= 0], minlength=len(cl.levels))
     main = int(np.argmax(sizes))
     im = np.flatnonzero(labels == main)
@@ -87,8 +82,7 @@ def mixed_bands(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.n
     return out
 
 
-def straddling_runs(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.ndarray,
-                    scale: float | None) -> list[int]:
+def straddling_runs(cl: Classification, tlo: np.ndarray, thi: np.ndarray, counts: np.ndarray) -> list[int]:
     """Outlier runs (positions) whose mean lies between two of ``cl``'s levels and whose values inside the run
     span at least ``STRADDLE`` of the gap between those two levels: runs during which the level changed
     (speedpython 2020 regex_dna run 6: 455, 454, 393 ms between levels at 334 and 449 ms; mako run 3: 40.5,
@@ -96,10 +90,6 @@ def straddling_runs(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: 
     levels = np.sort(np.asarray(cl.levels, dtype=np.float64))
     if cl.x is None or levels.size < 2:
         return []
-    t = _on_scale(lo, hi, scale)
-    if t is None:
-        return []
-    tlo, thi = t
     out = []
     for i in np.flatnonzero(cl.labels < 0):
         if counts[i] < 2 or not np.isfinite(tlo[i]):
@@ -110,8 +100,9 @@ def straddling_runs(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: 
     return out
 
 
-def _on_scale(lo: np.ndarray, hi: np.ndarray, scale: float | None):
-    """The runs' extremes on the scale of ``Classification.x`` (None when they cannot be put there)."""
+def on_scale(lo: np.ndarray, hi: np.ndarray, scale: float | None):
+    """The runs' extremes on the scale of ``Classification.x`` (``scale``: ``None`` when it is the log of the means,
+    else their divisor, see :func:`.classify.ratio_scale`), or None when they cannot be put there."""
     if scale is None:
         ok = np.isfinite(lo)
         if not np.all(lo[ok] > 0):
@@ -127,9 +118,13 @@ def settle_mixed(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.
     :func:`.classify.classify`, its step gate included), and the positions of the runs whose level changes inside
     the run (those moved, and outlier runs between two levels: :func:`straddling_runs`; ``positions=False``: only
     those moved); ``cl`` itself when no band is mixed."""
-    bad = mixed_bands(cl, lo, hi, counts, scale)
+    t = on_scale(lo, hi, scale)
+    if t is None:
+        return cl, ()
+    tlo, thi = t
+    bad = mixed_bands(cl, tlo, thi, counts)
     if not bad:
-        return cl, (tuple(straddling_runs(cl, lo, hi, counts, scale)) if positions else ())
+        return cl, (tuple(straddling_runs(cl, tlo, thi, counts)) if positions else ())
     labels = cl.labels.copy()
     moved = np.flatnonzero(np.isin(labels, bad))
     labels[moved] = -1
@@ -139,4 +134,4 @@ def settle_mixed(cl: Classification, lo: np.ndarray, hi: np.ndarray, counts: np.
     labels = np.where(labels >= 0, remap[np.maximum(labels, 0)], -1)
     levels = np.asarray(cl.levels)[keep]
     out = gate_steps(_verdict(cl.x, labels, levels, cl.noise, cl.gates, cl.changes, cl.test_scale))
-    return out, tuple(sorted({int(i) for i in moved} | set(straddling_runs(out, lo, hi, counts, scale))))
+    return out, tuple(sorted({int(i) for i in moved} | set(straddling_runs(out, tlo, thi, counts))))
