@@ -96,7 +96,7 @@ FINDING_KINDS: dict[str, FindingKind] = {k.kind: k for k in (
     FindingKind("outlier_runs", "postmortem", _INFO, _T + "text_runners:phrase_outliers",
                 _RUN + ("outlier_runs", "max_factor"), "a few runs far from the main level"),
     FindingKind("stable_runs", "postmortem", _INFO, _T + "text_runners:phrase_stable", _RUN,
-                "nothing but noise over the runs"),
+                "one level at the gate (3 %) over the runs; significant shifts of a long sequence that the gate does not report are named"),
     FindingKind("no_per_run_data", "postmortem", _INFO, _T + "text_runners:phrase_no_runs", _RUN + ("reason",),
                 "the file has summary statistics only"),
     FindingKind("too_few_runs", "postmortem", _INFO, _T + "text_runners:phrase_too_few", _RUN + ("reason",),

@@ -14,8 +14,8 @@ import math
 import numpy as np
 
 from ..trace import Trace
-from .classify import (NOT_CLASSIFIED, VERDICTS, Classification, Gates, block_ratio, change_p, classify,
-                       collapse_blocks, outlier_sigmas, ratio_scale, two_group_threshold)
+from .classify import (GATE_MAX_RUNS, NOT_CLASSIFIED, VERDICTS, Classification, Gates, block_ratio, change_p,
+                       classify, collapse_blocks, outlier_sigmas, ratio_scale, two_group_threshold)
 from .distributions import erfc
 from .noise import detect_tick, mean, two_group_t, within_run_se
 from .runs import RunTable, run_table
@@ -158,7 +158,7 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
             "two_group_t": two_group_t(x, g.level_share, g.min_block), "two_group_t99": two_group_threshold(nk),
             "changes": [{"run": int(runs[c.index]), "ratio": float(np.exp(c.effect)), "p_value": c.p_value}
                         for c in cl.changes],
-            "mixed_runs": [int(runs[i]) for i in mixed]}
+            "mixed_runs": [int(runs[i]) for i in mixed], "unreported_changes": _unreported(cl, rt.means, runs)}
     return PostMortem(name, unit, verdict, nk, nvals, runs, rt.means, labels, tuple(steps), tuple(bands),
                       outliers, warmup, cl.trend, tuple(int(r) for r in runs[affected]), reference,
                       tuple(suspects), float(cl.sigma), slow_runs=tuple(int(r) for r in runs[slow]),
@@ -191,6 +191,17 @@ def _settle_mixed(cl: Classification, trace: Trace, rt: RunTable,
 
     lo, hi = run_extremes(trace.values, np.asarray(trace.column("run", samples=True)), rt.runs)
     return settle_mixed(cl, lo, hi, rt.counts, ratio_scale(rt.means)[1], positions=not verdict_only)
+
+
+def _unreported(cl: Classification, means: np.ndarray, runs: np.ndarray) -> list[dict]:
+    """``gate.unreported_changes``: significant level shifts of a long one-level sequence (:mod:`.shifts`;
+    ``run`` = first run after the shift, ``ratio`` = after / before), in run order."""
+    if cl.verdict not in ("stable", "outliers") or cl.x is None or cl.x.size <= GATE_MAX_RUNS or np.any(means <= 0):
+        return []
+    from .shifts import unreported_changes
+
+    return [{"run": int(runs[c.index]), "ratio": float(np.exp(c.effect)), "p_value": c.p_value}
+            for c in unreported_changes(cl)]
 
 
 def _noise_inputs(trace: Trace) -> tuple[float | None, float | None]:

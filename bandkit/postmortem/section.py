@@ -58,6 +58,9 @@ def _finding(pm) -> dict[str, Any]:
                   "threshold_sigmas": pm.gate.get("outlier_sigmas")})
     elif pm.verdict in NOT_CLASSIFIED:
         f.update({"reason": pm.note})
+    shifts = pm.gate.get("unreported_changes") if pm.verdict in ("stable", "outliers") else None
+    if shifts:
+        f.update({"shifts": shifts, "min_ratio": pm.gate.get("min_ratio")})
     if pm.suspects:
         s = pm.suspects[0]
         f.update({"top_suspect": s.metadata, "top_suspect_score": s.score})

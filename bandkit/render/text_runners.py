@@ -72,13 +72,13 @@ def fmt_runs(runs: list[int] | tuple[int, ...], limit: int = 12, width: int | No
     return ", ".join(parts)
 
 
-def factor_text(ratio: float) -> str:
-    """``0.59`` -> ``"×1.70 faster"`` for times (ratio = after / before)."""
+def factor_text(ratio: float, digits: int = 2) -> str:
+    """``0.59`` -> ``"×1.70 lower"`` (ratio = after / before; ``digits`` after the point)."""
     if not ratio or not math.isfinite(ratio):
         return "–"
     if ratio >= 1:
-        return f"×{ratio:.2f} higher"
-    return f"×{1 / ratio:.2f} lower"
+        return f"×{ratio:.{digits}f} higher"
+    return f"×{1 / ratio:.{digits}f} lower"
 
 
 #: Header of the evidence column: medians (affected vs other runs), then the best threshold and how
@@ -434,11 +434,25 @@ def phrase_warmup(f: dict) -> str:
 def phrase_outliers(f: dict) -> str:
     size = f" (up to ×{f['max_factor']:.2f} off the main level)" if f.get("max_factor") else ""
     return (f"{len(f['outlier_runs'])} outlier run(s) of {f['runs']}: {fmt_runs(f['outlier_runs'])}{size}"
-            + _suspect_tail(f))
+            + (f"; {_shifts_text(f)}" if f.get("shifts") else "") + _suspect_tail(f))
 
 
 def phrase_stable(f: dict) -> str:
+    if f.get("shifts"):
+        gate = f" at the {100 * (f['min_ratio'] - 1):.0f} % gate" if f.get("min_ratio") else ""
+        return f"stable{gate} over {f['runs']} runs, but {_shifts_text(f)}"
     return f"stable over {f['runs']} runs"
+
+
+def _shifts_text(f: dict, limit: int = 3) -> str:
+    """"significant shifts under it: ×1.015 higher at run 333, ×1.011 higher at run 773" (``gate.unreported_changes``
+    of a long one-level sequence: the ``limit`` largest, in run order, and how many in all)."""
+    shifts = f["shifts"]
+    top = sorted(sorted(shifts, key=lambda c: -abs(math.log(c["ratio"])))[:limit], key=lambda c: c["run"])
+    under = f.get("min_ratio") and all(max(c["ratio"], 1 / c["ratio"]) < f["min_ratio"] for c in shifts)
+    parts = ", ".join(f"{factor_text(c['ratio'], 3)} at run {c['run']}" for c in top)
+    more = f" ({len(shifts)} in all)" if len(shifts) > limit else ""
+    return f"significant shift{'s' if len(shifts) > 1 else ''}{' under it' if under else ''}: {parts}{more}"
 
 
 def phrase_no_runs(f: dict) -> str:
