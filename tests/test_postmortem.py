@@ -897,6 +897,68 @@ def test_lag1_clip_on_python_floats_equals_np_clip():
         assert N.lag1(r) == ref and type(N.lag1(r)) is float
 
 
+def test_gate_screen_before_the_serial_gate_keeps_the_same_suspects(monkeypatch):
+    """rank_suspects leaves out, before the serial gate, the suspects that cannot pass without it
+    (suspects._can_pass: too little support, or a max-T p-value >= alpha before the inflation, which only
+    lowers the separation). The same suspects and evidence (key order included) as running the serial gate on
+    every suspect: generated columns (strong, weak, smooth ones that the inflation stops, ties), strata,
+    steps and scattered labels; and every benchmark of a real 60-benchmark pyperf file and of the pooled runs."""
+    from bandkit.postmortem import suspects as S
+
+    def both(*a, **k):
+        fast = S.rank_suspects(*a, **k)
+        monkeypatch.setattr(S, "_can_pass", lambda sus, *_: sus)
+        slow = S.rank_suspects(*a, **k)
+        monkeypatch.undo()
+        return [(s.metadata, s.score, list(s.evidence.items())) for s in fast], \
+            [(s.metadata, s.score, list(s.evidence.items())) for s in slow]
+
+    rng = np.random.default_rng(23)
+    found = 0
+    for trial in range(40):
+        n = int(rng.integers(10, 60))
+        aff = np.zeros(n, dtype=bool)
+        step = int(rng.integers(3, n - 3))
+        if trial % 2:
+            aff[step:] = True
+        else:
+            aff[rng.choice(n, int(rng.integers(3, n - 3)), replace=False)] = True
+        strata = np.repeat(np.arange(3), -(-n // 3))[:n] if trial % 4 == 0 else None
+        cols = {}
+        for j in range(10):
+            kind = j % 5
+            if kind == 0:
+                v = rng.normal(0, 1, n) + 3.0 * aff  # strong: passes
+            elif kind == 1:
+                v = np.cumsum(rng.normal(0, 1, n)) + aff  # smooth: the inflation's case
+            elif kind == 2:
+                v = np.round(rng.normal(0, 1, n) + 0.7 * aff, 0)  # ties, near the threshold
+            elif kind == 3:
+                v = rng.normal(0, 1, n) + 0.5 * aff  # weak
+            else:
+                v = rng.normal(0, 1, n)
+            cols[f"c{j}"] = v
+        cols["host"] = __import__("pandas").Categorical(rng.choice(["a", "b", "c"], n))
+        entries = S._array_columns(cols)
+        fast, slow = both(entries, aff, step_index=step if trial % 2 else None, max_suspects=50,
+                          min_score=0.0, strata=strata, keep_negligible=True)
+        assert fast == slow
+        found += len(fast)
+    assert found > 50
+    # real runs: the report of a 60-benchmark file (every benchmark's suspects and the pooled ones), and how
+    # many suspects the screen leaves out there (so that the check is not vacuous)
+    traces = bandkit.load(SPEED2020)
+    seen = []
+    real = S._can_pass
+    monkeypatch.setattr(S, "_can_pass", lambda sus, *a: seen.append((len(sus), len(real(sus, *a)))) or
+                        real(sus, *a))
+    fast = analyze(traces).to_dict()
+    monkeypatch.setattr(S, "_can_pass", lambda sus, *_: sus)
+    slow = analyze(traces).to_dict()
+    assert fast == slow and json.dumps(fast) == json.dumps(slow)
+    assert sum(a - b for a, b in seen) > 100 and sum(b for _, b in seen) > 100
+
+
 def test_serial_inflation_equals_the_lag_by_lag_sums():
     """suspects._inflation (the variance inflation of an AR(1) column: lagged sums of the contrast kept per group
     of columns, and +0.0 without computing beyond the longest stretch of one stratum) equals the sum over every
