@@ -459,6 +459,57 @@ def test_run_table_arrays_with_gaps_and_shuffled_runs():
         pd.testing.assert_frame_equal(a.metadata, b.metadata, check_exact=True)
 
 
+def test_run_table_float_columns_gathered_at_once_equal_the_column_by_column_path(monkeypatch):
+    """runs._floats_at_first (the float metadata columns of a run table gathered at each run's first row in
+    one pass) gives _first_present's arrays, bit for bit (signed zeros, NaN at a first row -> that column
+    by itself), each its own array: random float / int / datetime / coded columns, repeated and shuffled
+    runs, dropped non-finite values, and the runner files of data/runners."""
+    from bandkit.loaders.registry import load_traces
+    from bandkit.postmortem import runs as RR
+    from bandkit.trace import Trace, TraceMeta
+
+    def both(t):
+        fast = RR._run_table_arrays(t, True)
+        monkeypatch.setattr(RR, "_floats_at_first", lambda arrays, first: (None, {}))
+        slow = RR._run_table_arrays(t, True)
+        monkeypatch.undo()
+        assert list(fast.metadata_columns) == list(slow.metadata_columns)
+        for c, a in fast.metadata_columns.items():
+            b = slow.metadata_columns[c]
+            assert type(a) is type(b)
+            if isinstance(a, np.ndarray):
+                assert a.dtype == b.dtype and a.tobytes() == b.tobytes() and a.flags.owndata
+            else:
+                assert np.array_equal(np.asarray(a.codes), np.asarray(b.codes))
+        ids = [id(a) for a in fast.metadata_columns.values()]
+        assert len(set(ids)) == len(ids)
+        return fast
+
+    rng = np.random.default_rng(31)
+    fixed = 0
+    for trial in range(60):
+        n = int(rng.integers(2, 80))
+        run = np.sort(rng.integers(1, max(2, n // 3), n)) if trial % 2 else rng.integers(1, 9, n)
+        value = rng.lognormal(size=n)
+        if trial % 5 == 0:
+            value[int(rng.integers(0, n))] = np.nan
+        cols = {"time": np.arange(n, dtype=float), "run": run, "value_index": np.zeros(n, np.int64),
+                "value": value}
+        for j in range(int(rng.integers(0, 8))):
+            v = rng.choice([-0.0, 0.0, 1.5, 2400.0, 1e300], n)
+            if rng.random() < 0.4:
+                v[rng.random(n) < 0.3] = np.nan
+            cols[f"f{j}"] = v
+        cols["loops"] = rng.integers(1, 5, n)
+        cols["host"] = pd.Categorical.from_codes(rng.integers(-1, 2, n), categories=["a", "b"])
+        fast = both(Trace(cols, TraceMeta(path="x", format="pyperf", kind="runner", name="b")))
+        fixed += sum(1 for c, a in fast.metadata_columns.items() if c.startswith("f"))
+    assert fixed > 50
+    for name in ("speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz", "pyperf-tests_telco.json.gz"):
+        for t in load_traces(R / name):
+            both(t)
+
+
 def test_runner_report_builds_no_dataframe_of_the_rows():
     """The runner path reads the loaders' arrays: analysing and writing the report of a pyperf file
     never builds a trace's row frame (``trace.data``: pandas, ~0.5 ms a benchmark; built on demand)."""

@@ -171,11 +171,13 @@ def _run_table_arrays(trace: Trace, metadata: bool) -> RunTable | None:
         counts = counts.astype(np.int64)
     md: dict[str, Any] = {}
     names = md_cols + (["time"] if metadata and "time" in cols else [])
-    for c in names:
-        a = get(c)
-        if rows is not None:
-            a = a.take(rows) if isinstance(a, Coded) else a[rows]
-        md[c] = _first_present(a, first, inv, len(runs))
+    arrays = [get(c) for c in names]
+    if rows is not None:
+        arrays = [a.take(rows) if isinstance(a, Coded) else a[rows] for a in arrays]
+    M, row = _floats_at_first(arrays, first)
+    for c, a in zip(names, arrays):
+        j = row.get(id(a))
+        md[c] = M[j].copy() if j is not None else _first_present(a, first, inv, len(runs))
     if metadata and "time" in md:
         md["time"] = np.asarray(md["time"], dtype=np.float64)
     return RunTable(runs, means, counts, None, md)
@@ -211,6 +213,19 @@ def _group_means(v: np.ndarray, inv: np.ndarray, counts: np.ndarray) -> np.ndarr
         comp = np.where(h, c, comp)
         total = np.where(h, t, total)
     return total / counts
+
+
+def _floats_at_first(arrays: list, first: np.ndarray) -> tuple[np.ndarray | None, dict[int, int]]:
+    """(M, {id(a): j}): row j of M is ``a[first]`` for the float64 arrays ``a`` of ``arrays`` (one length)
+    without NaN at the rows ``first`` - what :func:`_first_present` returns for them (the value at each
+    group's first row) -, gathered for all of them at once (a pyperf benchmark has ~20 float metadata
+    columns: one gather and one NaN test instead of ~5 numpy calls each); the caller copies each row out."""
+    fl = [a for a in arrays if type(a) is np.ndarray and a.dtype == np.float64 and a.ndim == 1]
+    if len(fl) < 2 or any(a.size != fl[0].size for a in fl):
+        return None, {}
+    M = np.stack(fl).take(first, axis=1)
+    clean = (~np.isnan(M).any(axis=1)).tolist()
+    return M, {id(a): j for j, a in enumerate(fl) if clean[j]}
 
 
 def _first_present(a, first: np.ndarray, inv: np.ndarray, k: int):
