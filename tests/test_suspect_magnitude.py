@@ -207,3 +207,26 @@ def test_freq_scale_of_all_columns_at_once_equals_the_loop():
                     want = float(np.max(np.abs(f))) if want is None else max(want, float(np.max(np.abs(f))))
         got = M.freq_scale_of(cols)
         assert got == want and type(got) is type(want)
+
+
+def test_decimal_resolution_of_sorted_floats_equals_the_general_one():
+    """robust.decimal_resolution_sorted (quantum's sorted distinct Python floats: no array round trip, the
+    largest magnitude from the ends, the first value's test inline) gives decimal_resolution's unit: values
+    written to 0..7 decimals, full-precision ones, negatives, zeros, beyond 1e12, one value, none."""
+    from bandkit.robust import decimal_resolution, decimal_resolution_sorted
+
+    rng = np.random.default_rng(17)
+    seen = set()
+    for trial in range(6000):
+        n = int(rng.integers(0, 25))
+        scale = 10.0 ** int(rng.integers(-3, 14))
+        v = rng.normal(0, 1, n) * scale
+        if trial % 3:
+            v = np.round(v, int(rng.integers(0, 8)))
+        if trial % 7 == 0 and n:
+            v[rng.random(n) < 0.3] = rng.choice([0.0, -0.0, 1.0])
+        u = sorted({x for x in v.tolist()})
+        got, want = decimal_resolution_sorted(u), decimal_resolution(np.asarray(u))
+        assert got == want and type(got) is type(want)
+        seen.add(want)
+    assert None in seen and {1.0, 0.1, 0.01, 1e-06} <= seen

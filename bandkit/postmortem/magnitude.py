@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..metadata import metadata_unit
-from ..robust import decimal_resolution, distinct, median
+from ..robust import decimal_resolution, decimal_resolution_sorted, distinct, median
 
 #: Rule (a): an effect below this many reading units of the column ...
 K_QUANTA = 3.0
@@ -86,7 +86,7 @@ def quantum(values: np.ndarray) -> float | None:
         if len(u) < 2:
             return None
         q = min([b - a for a, b in zip(u, u[1:])])
-        d = decimal_resolution(u)
+        d = decimal_resolution_sorted(u)
         return min(q, d) if d is not None else q
     v = distinct(v[np.isfinite(v)])  # (np.unique without importing numpy.ma)
     if v.size < 2:
