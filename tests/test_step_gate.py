@@ -60,10 +60,72 @@ def test_a_5_percent_step_at_1_percent_noise_is_still_found(at):
         x[10 if at == "middle" else 16:] += np.log(1.05)
         c = classify(np.exp(x))
         hits += c.verdict == "step" and change_holds(c)
-    assert hits >= (0.95 if at == "middle" else 0.85) * 200  # (main: 199 and 175 of these 200)
+    # (main d30f0c2: 196 and 175 of these 200 - the end's misses were a robust lag-1 of 0.5-0.8 read on independent
+    # noise and the noise model's rho inflated by the step itself; branch stepgate: 197 and 180)
+    assert hits >= (0.95 if at == "middle" else 0.90) * 200
+
+
+def test_ar1_noise_of_30_runs_rarely_reads_step():
+    """AR(1) 0.3 at 10 % sd, 30 runs: main d30f0c2 read "step" on 1.40 % of such series (benchmarks/step_null_short.py;
+    its gate took the lag-1 from a robust estimate biased low on few runs and the long-run factor of long blocks)."""
+    rng = np.random.default_rng(30)
+    c = Counter(classify(np.exp(0.10 * _ar(rng, 30, 0.3))).verdict for _ in range(1000))
+    assert c["step"] <= 7, c
+
+
+def test_the_gate_lag1_is_corrected_for_few_runs_and_not_inflated_by_independent_noise():
+    """gate_rho: the plain lag-1 of the residuals around the fitted levels plus its small-sample bias
+    ((n_levels (1 + rho) + 2 rho) / n): near the true rho on AR(1) 0.3 series of 30 runs, where the uncorrected
+    estimate is ~0.2, and near 0 on independent noise (the robust lag-1 the gate used before read 0.5-0.8 on some
+    20-run series of independent noise and turned clear x1.05 steps at 1 % sd into "stable")."""
+    from bandkit.postmortem.classify import gate_rho
+
+    rng = np.random.default_rng(3)
+    ar, iid = [], []
+    for _ in range(2000):
+        for rho, out in ((0.3, ar), (0.0, iid)):
+            x = _ar(rng, 30, rho) if rho else rng.standard_normal(30)
+            r = np.concatenate([x[:15] - x[:15].mean(), x[15:] - x[15:].mean()])
+            out.append(gate_rho(r, 2))
+    assert 0.25 <= np.median(ar) <= 0.35, np.median(ar)
+    assert np.median(iid) == 0.0 and np.quantile(iid, 0.9) < 0.25
+
+
+@pytest.mark.parametrize("rho", [0.3, 0.5])
+def test_the_gap_error_is_that_of_ar1_block_means(rho):
+    """gap_t's standard error under AR(1) noise is that of the two block means (4 runs after 16 others at rho 0.5:
+    1.42 times the independent one, where the long-run factor of long blocks says 1.73): the statistic's sd over
+    simulated AR(1) series with no change is 1."""
+    from bandkit.postmortem.classify import ar1_correlation, gap_t
+
+    rng = np.random.default_rng(8)
+    corr = ar1_correlation(20, rho)
+    ia, ib = np.arange(16, 20), np.arange(16)
+    t = []
+    for _ in range(4000):
+        x = _ar(rng, 20, rho)
+        t.append(np.sign(x[ia].mean() - x[ib].mean()) * gap_t(x, ia, ib, 1.0, corr))
+    assert 0.95 <= np.std(t) <= 1.05, np.std(t)
+    assert gap_t(np.r_[np.zeros(16), np.ones(4)], ia, ib, 1.0, None) == pytest.approx(1 / np.sqrt(1 / 16 + 1 / 4))
 
 
 def test_the_thresholds_fall_with_the_number_of_runs_and_stay_above_the_bonferroni_z():
     for table in (STEP_T999, EPISODE_T999):
         ns, qs = zip(*table)
         assert list(ns) == sorted(ns) and qs[0] > qs[-1] > 3.5
+
+
+def test_an_outlier_run_is_no_persistence_of_the_noise():
+    """pyperf speedpython 2017-03-31 json_loads (run means / median, 4 digits): runs 1-12 at 0.980-1.002, run 9 a
+    spike at 1.059, runs 13-20 at 1.014-1.050 - a step a person sees. The spike times its neighbours on the same
+    side read a lag-1 of 0.24 (0.39 corrected: "stable"); without the pairs of the run set apart, 0.11."""
+    from bandkit.postmortem.classify import gate_rho
+
+    m = np.array([0.9914, 0.9945, 0.9951, 0.9981, 0.9939, 0.98, 0.9853, 0.998, 1.0586, 1.0019, 0.9905, 0.9802,
+                  1.0148, 1.0329, 1.0331, 1.0138, 1.0474, 1.0497, 1.0338, 1.0139])
+    c = classify(m)
+    assert c.verdict == "step" and c.outliers == (8,) and [b[1] for b in c.blocks] == [0, 12]
+    r = 0.1 * (-1.0) ** np.arange(20)  # (alternating: no persistence) with a spike at run 9 between two runs above
+    r[7], r[8], r[9] = 0.3, 3.0, 0.3
+    keep = np.arange(20) != 8
+    assert gate_rho(r, 1) > 0.15 and gate_rho(r, 1, keep) == 0.0

@@ -66,8 +66,11 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
 6. **The step / episode gate** (:func:`change_holds`, sequences of up to ``GATE_MAX_RUNS`` (200) runs): a
    ``step`` or ``episode`` stands only when one of its changes is larger than one level of noise makes in
    0.1 % of series, judged with the spread inside the levels it reports (every run, outliers against the level
-   before them, winsorised) and a quantile calibrated for the number of runs over every place the change could
-   have been (:data:`STEP_T999`, :data:`EPISODE_T999`: 5.21 / 6.43 at 20 runs). On 10-30 runs the noise scale of
+   before them, winsorised), the AR(1) standard error of the two block means at the lag-1 correlation of those
+   residuals (corrected for its small-sample bias: :func:`gate_rho`, :func:`gap_t`) and a quantile calibrated for
+   the number of runs over every place the change could have been (:data:`STEP_T999`, :data:`EPISODE_T999`: 5.51
+   / 6.25 at 20 runs; a step's also keeps AR(1) 0.3 noise under 0.5 %). An episode whose return is only the last
+   run or two holds as the step at the end it may be. On 10-30 runs the noise scale of
    steps 1-4, measured on those same runs, can come out at a third of the true one and make pure noise a
    "step"; otherwise the runs are one level with the noise of its own spread (stable, outliers, trend or warm-up).
 
@@ -719,15 +722,18 @@ def two_groups_apart(x: np.ndarray, g: Gates) -> bool:
     return t is not None and t >= two_group_threshold(x.size)
 
 
-#: 99.9 % quantiles (Gaussian noise) of the statistics of :func:`change_holds`, by number of runs: the largest
-#: over every place of a step (sides of >= ``min_block`` runs) / of an episode (a stretch of >= ``min_block``
-#: runs between two others) of (mean gap) / (pooled within-level sd x long-run factor x sqrt(1/n_a + 1/n_b)) -
-#: ``benchmarks/step_null_short.py gate``, 20,000 seeded series a row (RESULTS_calibration.md, "Steps that mean
-#: what they say"). Interpolated linearly in n; beyond the last row, its value.
-STEP_T999 = ((10, 7.02), (12, 6.34), (15, 5.82), (20, 5.21), (25, 5.03), (30, 4.73), (40, 4.54), (50, 4.55),
-             (70, 4.37), (100, 4.36), (150, 4.45), (200, 4.40))
-EPISODE_T999 = ((10, 9.01), (12, 7.58), (15, 7.47), (20, 6.43), (25, 6.05), (30, 5.82), (40, 5.50), (50, 5.47),
-                (70, 5.12), (100, 5.12), (150, 5.31), (200, 5.07))
+#: Critical values of the statistics of :func:`change_holds`, by number of runs: the largest over every place of a
+#: step (sides of >= ``min_block`` runs) / of an episode (a stretch of >= ``min_block`` runs between two others)
+#: of (mean gap) / (pooled within-level sd x AR(1) standard error of the two block means, :func:`gap_t`, at the
+#: bias-corrected lag-1 :func:`gate_rho`). Episodes: its Gaussian 99.9 % quantile (AR(1) 0.3 noise exceeds it in
+#: ~1 % of series, the episode bar is 5 %); steps: the larger of that and its AR(1) 0.3 99.5 % quantile (a step's
+#: bar is 1 %: with few runs the lag-1 is uncertain, and AR noise whose estimate comes out low exceeds the
+#: Gaussian quantile in ~1 % of series) - ``benchmarks/step_null_short.py gate``, 20,000 seeded series a row
+#: (RESULTS_calibration.md, "The step gate, AR-robust"). Interpolated linearly in n; beyond the last row, its value.
+STEP_T999 = ((10, 7.12), (12, 6.40), (15, 5.95), (20, 5.51), (25, 5.31), (30, 5.23), (40, 4.83), (50, 4.75),
+             (70, 4.48), (100, 4.38), (150, 4.45), (200, 4.49))
+EPISODE_T999 = ((10, 9.13), (12, 7.92), (15, 7.53), (20, 6.25), (25, 5.96), (30, 5.82), (40, 5.52), (50, 5.46),
+                (70, 5.20), (100, 5.12), (150, 5.23), (200, 5.17))
 
 
 def _interp(table: tuple, n: int) -> float:
@@ -749,12 +755,68 @@ def gate_scale(r: np.ndarray, k: int) -> tuple[float, np.ndarray]:
     return math.sqrt(float(np.sum(w * w)) / max(r.size - k, 1)), w
 
 
+GATE_RHO_MAX = 0.9  # largest lag-1 autocorrelation change_holds corrects for (long-run factor 4.4)
+
+
+def gate_rho(w: np.ndarray, n_levels: int, keep: np.ndarray | None = None) -> float:
+    """Lag-1 autocorrelation of the residuals ``w`` around ``n_levels`` fitted levels, corrected for the bias of the
+    estimate on few runs, clipped to [0, ``GATE_RHO_MAX``]: the plain estimate ``sum w_i w_i+1 / sum w_i^2`` (not
+    the robust one of :func:`lag1`, whose MAD scales on 20 runs read rho 0.5-0.8 in independent noise) is low by
+    about ``(1 + 3 rho) / n`` around one level (Marriott & Pope 1954), ``(n_levels (1 + rho) + 2 rho) / n`` around
+    ``n_levels`` (each fitted level takes its own share). Measured on the residuals of the reported levels, so that
+    a step does not inflate it (the noise model's rho, from a segmentation that may miss the step, read 0.46 on
+    independent noise with a x1.05 step in the last 4 of 20 runs). ``keep``: the runs that count (the others, runs
+    set apart as outliers, are no persistence: a spike times the neighbours on its side read 0.24 where the runs
+    around it give 0.11 - speedpython 2017-03-31 json_loads)."""
+    w = np.asarray(w, dtype=np.float64)
+    pairs = np.ones(max(w.size - 1, 0), dtype=bool)
+    if keep is not None:
+        pairs = keep[:-1] & keep[1:]
+        w = np.where(keep, w, 0.0)
+    d = float(np.dot(w, w))
+    n = int(np.count_nonzero(keep)) if keep is not None else w.size
+    if n < 3 or d <= 0:
+        return 0.0
+    r = float(np.dot(w[:-1][pairs], w[1:][pairs])) / d
+    r += (n_levels * (1.0 + r) + 2.0 * r) / n
+    return min(max(r, 0.0), GATE_RHO_MAX)
+
+
+def ar1_correlation(n: int, rho: float) -> np.ndarray | None:
+    """The correlation matrix ``rho^|i - j|`` of ``n`` runs of AR(1) noise (None when ``rho`` is 0)."""
+    if rho <= 0:
+        return None
+    i = np.arange(n)
+    return rho ** np.abs(i[:, None] - i[None, :])
+
+
+def gap_t(x: np.ndarray, ia: np.ndarray, ib: np.ndarray, s: float, corr: np.ndarray | None) -> float:
+    """(mean of ``x[ia]`` - mean of ``x[ib]``) over its standard error for noise of marginal sd ``s`` and run-to-run
+    correlation ``corr`` (:func:`ar1_correlation`; None: independent runs): ``s sqrt(c' R c)`` with ``c`` the
+    contrast (1 / n_a on ``ia``, -1 / n_b on ``ib``). Not ``sqrt((1 + rho) / (1 - rho))`` times the independent
+    error: that is the error of long blocks far apart, while 4 runs next to 16 others, at rho 0.5, have a
+    standard error 1.42 times the independent one, not 1.73 (their means are correlated and short blocks
+    average little of the persistence)."""
+    if ia.size == 0 or ib.size == 0:
+        return 0.0
+    if corr is None:
+        var = 1.0 / ia.size + 1.0 / ib.size
+    else:
+        c = np.zeros(corr.shape[0])
+        c[ia] = 1.0 / ia.size
+        c[ib] -= 1.0 / ib.size
+        var = float(c @ corr @ c)
+    return abs(mean(x[ia]) - mean(x[ib])) / (s * math.sqrt(max(var, 1e-300)))
+
+
 def change_holds(c: Classification) -> bool:
     """A step or an episode of the classification ``c`` is there beyond what one level of noise makes in 0.1 % of
     series (``alpha``): some step between two blocks, or some episode against the blocks around it, has a
-    (mean gap) / (pooled sd inside the reported levels x long-run factor x sqrt(1/n_a + 1/n_b)) at or above the
-    Gaussian 99.9 % quantile of the largest such statistic over every place it could have been, for ``n`` runs
-    (:data:`STEP_T999`, :data:`EPISODE_T999`). The scale is the spread inside the levels the verdict reports, not
+    (mean gap) / (pooled sd inside the reported levels x the AR(1) standard error of the two means, :func:`gap_t`,
+    at the lag-1 of those residuals, :func:`gate_rho`) at or above the quantile of the largest such statistic over
+    every place it could have been, for ``n`` runs (:data:`STEP_T999`, :data:`EPISODE_T999`); an episode whose
+    return is only the last run or two (fewer than ``min_block``) also holds as the step at the end it cannot be
+    told from. The scale is the spread inside the levels the verdict reports, not
     the noise the classifier worked with: on 10-30 runs that estimate, from the same runs, can come out at a third
     of the true noise and let pure noise read "step" (1.7 % of Gaussian 20-run series at 5 % sd)."""
     x, labels = c.x, c.labels
@@ -771,27 +833,32 @@ def change_holds(c: Classification) -> bool:
     r = x - c.levels[labels[ok[k]]]
     s, w = gate_scale(r, nb)
     x = x - r + w  # (the values winsorised around their levels: the gaps too are those of the winsorised values)
-    rho = max(lag1(r), c.noise.rho if c.noise is not None else 0.0)
+    rho = gate_rho(w, nb, labels >= 0)
     # (floored by half the clock tick, not by the within-run standard error: the runs' own scatter is what the
     # quantiles were calibrated with; a pyperf djangocms of 20 runs, within-run se 2.4 %, scatter 1.7 %)
     tick = c.noise.tick_rel if c.noise is not None and c.noise.tick_rel else 0.0
-    s_lr = max(s, tick / 2.0) * long_run_factor(rho)
-    if s_lr <= 0:
+    s = max(s, tick / 2.0)
+    if s <= 0:
         return True
+    corr = ar1_correlation(x.size, rho)
 
     def t(a: tuple[int, int, int], b: tuple[int, int, int] | list) -> float:
         ia = np.arange(a[1], a[2] + 1)
         ia = ia[labels[ia] == a[0]]
         ib = np.concatenate([np.arange(u[1], u[2] + 1)[labels[u[1]:u[2] + 1] == u[0]] for u in b])
-        if ia.size == 0 or ib.size == 0:
-            return 0.0
-        return abs(mean(x[ia]) - mean(x[ib])) / (s_lr * math.sqrt(1.0 / ia.size + 1.0 / ib.size))
+        return gap_t(x, ia, ib, s, corr)
 
     n = x.size
     blocks = list(c.blocks)
     ep = [i for i, b in enumerate(blocks) if b in c.episodes]
     for i in ep:
         if t(blocks[i], [blocks[i - 1], blocks[i + 1]]) >= _interp(EPISODE_T999, n):
+            return True
+        # an episode whose return is only the last run or two cannot be told from a step at the end: it holds as
+        # that step does (against the block before it, at the step's quantile)
+        last = blocks[i + 1]
+        if (i + 1 == len(blocks) - 1 and last[2] - last[1] + 1 < c.gates.min_block
+                and t(blocks[i], [blocks[i - 1]]) >= _interp(STEP_T999, n)):
             return True
     rest = collapse_blocks(blocks, ep)
     thr = _interp(STEP_T999, n)
