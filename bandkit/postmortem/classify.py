@@ -377,7 +377,8 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
     noise = estimate_noise(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel, within=within,
                            two_level=(g.min_share, g.min_scattered, g.band_sigmas))
     out = _classify_x(x, noise, g, pen)
-    if noise.two_level is not None and len(out.levels) < 2:
+    if noise.two_level is not None and (len(out.levels) < 2 or (out.verdict in ("bimodal", "bands")
+                                                                and not two_groups_apart(x, g))):
         # the noise was measured inside two groups of values that the bands do not report: then it is the
         # spread of the one level they do report (a hyperfine file: "noise 1.30 %" beside runs at 5.9-6.1 s
         # and 6.35-6.5 s called one level, and its far runs outliers)
