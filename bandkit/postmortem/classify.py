@@ -69,6 +69,11 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    have been (:data:`STEP_T999`, :data:`EPISODE_T999`: 5.21 / 6.43 at 20 runs). On 10-30 runs the noise scale of
    steps 1-4, measured on those same runs, can come out at a third of the true one and make pure noise a
    "step"; otherwise the runs are one level with the noise of its own spread (stable, outliers, trend or warm-up).
+7. **The outlier gate** (:func:`gate_outliers`, up to ``GATE_MAX_RUNS`` runs): a far run stays an outlier only
+   when the generalized ESD test (Rosner 1983; the first step is Grubbs' test) at ``outlier_alpha`` finds it among
+   the runs' distances from the medians of their bands - a test whose Gaussian critical values hold for every
+   number of runs, where ``far`` rests on a scale measured from the same runs (6-10 % of Gaussian series of 10-50
+   runs had "outlier runs" without it). Its outliers on t3 or right-skewed noise are runs in that tail: they are.
 
 Every change carries its effect (log ratio of the levels on each side) and its p-value; step and
 episode ratios get a 95 % interval from the long-run standard error of the block means.
@@ -111,7 +116,7 @@ class Gates:
     by run), when they sit at one level (spread within the noise) clearly apart from the main
     band. ``band_sigmas``: scattered runs count as visits of a band (and form a
     band of their own) only that many run-to-run sds away from the band around them. ``outlier_alpha``: chance that a series of pure Gaussian noise has an
-    outlier. ``penalty_factor``: FPOP penalty per change in units of ``log n``. ``clip``:
+    outlier (the level of ``far`` and of the ESD test of :func:`gate_outliers`). ``penalty_factor``: FPOP penalty per change in units of ``log n``. ``clip``:
     winsorising bound (sigmas) of the values the tests see.
     """
 
