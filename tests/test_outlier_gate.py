@@ -9,16 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bandkit.postmortem.classify import classify, esd_count, esd_lambda, two_groups_apart, Gates
-
-
-def _ar(rng, n: int, rho: float) -> np.ndarray:
-    e = rng.standard_normal(n) * np.sqrt(1 - rho * rho)
-    x = np.empty(n)
-    x[0] = rng.standard_normal()
-    for i in range(1, n):
-        x[i] = rho * x[i - 1] + e[i]
-    return x
+from bandkit.postmortem.classify import Gates, classify, esd_count, esd_lambda, two_groups_apart
+from test_step_gate import _ar
 
 
 def _with_outliers(n: int, sd: float, seed: int, rho: float = 0.0, reps: int = 400) -> int:
