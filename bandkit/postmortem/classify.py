@@ -71,9 +71,9 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    "step"; otherwise the runs are one level with the noise of its own spread (stable, outliers, trend or warm-up).
 7. **The outlier gate** (:func:`gate_outliers`, up to ``GATE_MAX_RUNS`` runs): a far run stays an outlier only
    when the generalized ESD test (Rosner 1983; the first step is Grubbs' test) at ``outlier_alpha`` finds it among
-   the runs' distances from the medians of their bands - a test whose Gaussian critical values hold for every
-   number of runs, where ``far`` rests on a scale measured from the same runs (6-10 % of Gaussian series of 10-50
-   runs had "outlier runs" without it). Its outliers on t3 or right-skewed noise are runs in that tail: they are.
+   the runs' distances from the medians of their bands, at levels simulated per number of runs
+   (:data:`ESD_ALPHA_RATIO`) - where ``far`` rests on a scale measured from the same runs (6-10 % of Gaussian series
+   of 10-50 runs had "outlier runs" without it). Its outliers on t3 or right-skewed noise are runs in that tail.
 
 Every change carries its effect (log ratio of the levels on each side) and its p-value; step and
 episode ratios get a 95 % interval from the long-run standard error of the block means.
