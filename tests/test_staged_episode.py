@@ -79,3 +79,24 @@ def test_a_stage_that_recurs_is_not_a_staged_episode():
     m = _dip(0)
     m[700:728] = 6.15 * 0.95 * (1 + 0.02 * np.random.default_rng(9).standard_normal(28))
     assert classify(m).verdict != "episode"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_short_staged_episode_is_an_episode(seed):
+    """40 runs (under the step gate's 200), runs 19-25 at x0.80 and 26-32 at x0.88 (main: "3 levels")."""
+    assert classify(_dip(seed, n=40, sd=0.02, stages=(0.80, 0.88), at=18, widths=(7, 7))).verdict == "episode"
+
+
+#: benchmarks/two_level_power.py case 90656 (38 runs, 4.5 % Gaussian noise, AR 0.22, minority level x0.81): a 14-run
+#: stay at the low level (runs 19-32) that the noise splits into two stages, and 3 single low runs before it.
+_CASE_90656 = [120.14, 116.74, 123.1, 122.59, 122.21, 133.96, 129.25, 137.39, 127.36, 103.05, 96.46, 120.63, 122.98,
+               123.63, 121.19, 120.05, 105.95, 121.55, 92.3, 94.04, 92.32, 92.3, 95.97, 100.61, 105.49, 108.82, 103.2,
+               95.29, 101.83, 95.9, 109.13, 105.9, 130.69, 121.77, 127.06, 127.54, 131.08, 139.37]
+
+
+def test_the_step_gate_tests_a_stage_against_the_runs_around_the_whole_episode():
+    """change_holds (<= 200 runs) tested the first stage against the main band and the second stage (which is near
+    it), found no episode and called the 38 runs "stable"; against the runs around the whole episode it holds."""
+    c = classify(np.array(_CASE_90656))
+    assert c.verdict == "episode"
+    assert [(b[1], b[2]) for b in c.episodes] == [(18, 22), (23, 31)]

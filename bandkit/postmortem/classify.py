@@ -792,7 +792,7 @@ def change_holds(c: Classification) -> bool:
     blocks = list(c.blocks)
     ep = [i for i, b in enumerate(blocks) if b in c.episodes]
     for i in ep:
-        if t(blocks[i], [blocks[i - 1], blocks[i + 1]]) >= _interp(EPISODE_T999, n):
+        if t(blocks[i], episode_neighbours(blocks, ep, i)) >= _interp(EPISODE_T999, n):
             return True
     rest = collapse_blocks(blocks, ep)
     thr = _interp(STEP_T999, n)
@@ -1024,6 +1024,17 @@ def _staged_episodes(blocks: list[tuple[int, int, int]], count: dict[int, int], 
             out.extend(range(i, j))
         i = max(j, i + 1)
     return out
+
+
+def episode_neighbours(blocks: list, episodes: list[int], i: int) -> list:
+    """The blocks around the episode block ``blocks[i]``: the nearest blocks on either side that are not episode
+    blocks (``episodes``: indices), past the other stages of an episode that goes in stages."""
+    a, b = i - 1, i + 1
+    while a > 0 and a in episodes:
+        a -= 1
+    while b < len(blocks) - 1 and b in episodes:
+        b += 1
+    return [blocks[a], blocks[b]]
 
 
 def collapse_blocks(blocks: list[tuple[int, int, int]], drop: list[int]) -> list[tuple[int, int, int]]:
