@@ -87,7 +87,8 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
         sel = np.flatnonzero(labels == k)
         p = None if k == main else _level_p(x, sel, np.flatnonzero(labels == main), scale)
         bands.append(RunBand(mean(rt.means[sel]), len(sel) / nk, tuple(int(r) for r in runs[sel]), p))
-    episodes = [_episode(x, rt.means, runs, labels, blk, cl.blocks, scale, clip) for blk in cl.episodes]
+    chains = _episode_chains(cl.blocks, cl.episodes)
+    episodes = [_episode(x, rt.means, runs, labels, chain, cl.blocks, scale, clip) for chain in chains]
     steps: list[Step] = []
     verdict = cl.verdict
     if verdict == "step":
@@ -148,9 +149,9 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
         negligible = [s for s in fixed if s.evidence.get("negligible")]
     hib = bool(trace.meta.extra.get("higher_is_better") or False)
     slow = _slow_runs(rt.means, labels, bands, g.min_ratio, hib)
-    for e, blk in zip(episodes, cl.episodes):
+    for e, chain in zip(episodes, chains):
         if (e.ratio > 1) != hib:
-            slow[blk[1]:blk[2] + 1] = True
+            slow[chain[0][1]:chain[-1][2] + 1] = True
     gate = {"noise": cl.noise.to_dict() if cl.noise else None, "test_scale": scale,
             "min_ratio": g.min_ratio, "alpha": g.alpha, "visible_sigmas": g.visible, "min_block": g.min_block,
             "min_share": g.min_share, "level_share": g.level_share, "outlier_alpha": g.outlier_alpha,
@@ -237,25 +238,46 @@ def _location_ci(x, ia, ib, scale, runs) -> tuple[int | None, int | None]:
     return int(runs[pos[lo]]), int(runs[pos[hi]])
 
 
-def _episode(x, means, runs, labels, blk, blocks, scale, clip) -> Episode:
+def _episode_chains(blocks, episodes) -> list[tuple[tuple[int, int, int], ...]]:
+    """The episode blocks grouped into episodes: the stages of one episode are consecutive blocks
+    (:func:`.classify._staged_episodes`); any other episode is one block."""
+    pos = [list(blocks).index(b) for b in episodes]
+    chains: list[list[int]] = []
+    for i in pos:
+        if chains and chains[-1][-1] == i - 1:
+            chains[-1].append(i)
+        else:
+            chains.append([i])
+    return [tuple(blocks[i] for i in c) for c in chains]
+
+
+def _block_runs(labels: np.ndarray, blk: tuple[int, int, int]) -> np.ndarray:
+    """Positions of block ``blk``'s runs (its band's runs from its first to its last run)."""
+    idx = np.arange(blk[1], blk[2] + 1)
+    return idx[labels[idx] == blk[0]]
+
+
+def _episode(x, means, runs, labels, chain, blocks, scale, clip) -> Episode:
+    """The episode of the blocks ``chain`` (one block, or the consecutive stages of one episode) against the
+    blocks on either side of it; the stages, when more than one, as ``stages``."""
     from .result import Episode
 
-    band, s, e = blk
-    i = list(blocks).index(blk)
-    before, after = blocks[i - 1], blocks[i + 1]
-    ia = np.arange(before[1], before[2] + 1)
-    ia = ia[labels[ia] == before[0]]
-    ic = np.arange(after[1], after[2] + 1)
-    ic = ic[labels[ic] == after[0]]
-    ib = np.arange(s, e + 1)
-    ib = ib[labels[ib] == band]
+    i, j = list(blocks).index(chain[0]), list(blocks).index(chain[-1])
+    ia, ic = _block_runs(labels, blocks[i - 1]), _block_runs(labels, blocks[j + 1])
+    ib = np.concatenate([_block_runs(labels, b) for b in chain])
     base = np.concatenate([ia, ic])
     ratio, lo, hi = block_ratio(x, base, ib, scale)
-    p = max(_edge_p(x, ia, ib, scale, clip), _edge_p(x, ib, ic, scale, clip))
+    p = max(_edge_p(x, ia, _block_runs(labels, chain[0]), scale, clip),
+            _edge_p(x, _block_runs(labels, chain[-1]), ic, scale, clip))
     level, baseline = mean(means[ib]), mean(means[base])
     if np.any(means <= 0):
         ratio = level / baseline if baseline else float("nan")
-    return Episode(int(runs[s]), int(runs[e]), level, baseline, ratio, lo, hi, p, len(ib))
+    stages = ()
+    if len(chain) > 1:
+        stages = tuple((int(runs[b[1]]), int(runs[b[2]]), mean(means[r]), mean(means[r]) / baseline
+                        if baseline else float("nan"), len(r)) for b in chain for r in [_block_runs(labels, b)])
+    return Episode(int(runs[chain[0][1]]), int(runs[chain[-1][2]]), level, baseline, ratio, lo, hi, p, len(ib),
+                   stages)
 
 
 def _slow_runs(means: np.ndarray, labels: np.ndarray, bands: list, min_ratio: float, hib: bool) -> np.ndarray:

@@ -50,7 +50,9 @@ class Episode:
     """A step and its return: runs ``start_run`` .. ``end_run`` (1-based, inclusive) sat at
     ``level`` (mean of their run means) while the runs around them sat at ``baseline``;
     ``ratio = level / baseline`` with a 95 % CI; ``p_value``: the larger of the p-values of its
-    two edges (both must be significant)."""
+    two edges (both must be significant). ``stages``: an episode that went in stages (two or more
+    consecutive levels on one side of the baseline), each stage as (start_run, end_run, level, ratio to
+    the baseline, n_runs); empty for a one-level episode."""
 
     start_run: int
     end_run: int
@@ -61,6 +63,7 @@ class Episode:
     ci_high: float | None = None
     p_value: float | None = None
     n_runs: int = 0
+    stages: tuple[tuple[int, int, float, float, int], ...] = ()
 
     @property
     def factor(self) -> float:
@@ -70,7 +73,9 @@ class Episode:
         return jsonable({"start_run": int(self.start_run), "end_run": int(self.end_run), "level": self.level,
                       "baseline": self.baseline, "ratio": self.ratio, "factor": self.factor,
                       "ci_low": self.ci_low, "ci_high": self.ci_high, "p_value": self.p_value,
-                      "n_runs": int(self.n_runs)})
+                      "n_runs": int(self.n_runs),
+                      "stages": [{"start_run": a, "end_run": b, "level": lv, "ratio": r, "n_runs": k}
+                                 for a, b, lv, r, k in self.stages]})
 
 
 @dataclass(frozen=True)

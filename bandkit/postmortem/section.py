@@ -3,7 +3,7 @@
 JSON per benchmark (merged into the trace entry): ``runs``, ``unit``, ``verdict``, ``steps``
 (``run`` = 1-based first run after the step, ``before``, ``after``, ``ratio = after / before``,
 ``factor``, CI, p-value, location interval), ``episodes`` (``start_run``, ``end_run``, ``level``,
-``baseline``, ``ratio``, CI, p-value), ``bands`` / ``run_bands`` (levels with their runs),
+``baseline``, ``ratio``, CI, p-value, ``stages``: the levels of an episode that went in stages), ``bands`` / ``run_bands`` (levels with their runs),
 ``outlier_runs``, ``warmup_runs``, ``slow_runs``, ``trend``,
 ``suspects`` (``metadata``, ``score``, ``evidence``), ``negligible_suspects`` (significant but too small
 to matter: never the finding's ``top_suspect``; :mod:`~bandkit.postmortem.magnitude`) and ``postmortem`` (method details; ``gate``:
@@ -41,7 +41,8 @@ def _finding(pm) -> dict[str, Any]:
         big = max(pm.episodes, key=lambda e: e.factor)
         f.update({"start_run": big.start_run, "end_run": big.end_run, "level": big.level,
                   "baseline": big.baseline, "ratio": big.ratio, "factor": big.factor, "ci_low": big.ci_low,
-                  "ci_high": big.ci_high, "p_value": big.p_value, "n_episodes": len(pm.episodes)})
+                  "ci_high": big.ci_high, "p_value": big.p_value, "n_episodes": len(pm.episodes),
+                  "stages": big.to_dict()["stages"]})
     elif pm.verdict in ("bimodal", "bands"):
         ps = [b.p_value for b in pm.bands if b.p_value is not None]
         f.update({"n_bands": len(pm.bands), "levels": [b.level for b in pm.bands],

@@ -411,8 +411,14 @@ def phrase_step(f: dict) -> str:
 
 
 def phrase_episode(f: dict) -> str:
-    s = (f"episode at runs {f['start_run']}-{f['end_run']}: {fmt_value(f['baseline'], f['unit'])} → "
-         f"{fmt_value(f['level'], f['unit'])} ({factor_text(f['ratio'])}), then back")
+    st = f.get("stages") or []
+    if st:  # an episode in stages: each stage's level, in run order
+        levels = " → ".join(f"{fmt_value(x['level'], f['unit'])}" for x in st)
+        s = (f"episode at runs {f['start_run']}-{f['end_run']} in {len(st)} stages: "
+             f"{fmt_value(f['baseline'], f['unit'])} → {levels} ({factor_text(f['ratio'])} overall), then back")
+    else:
+        s = (f"episode at runs {f['start_run']}-{f['end_run']}: {fmt_value(f['baseline'], f['unit'])} → "
+             f"{fmt_value(f['level'], f['unit'])} ({factor_text(f['ratio'])}), then back")
     if f.get("n_episodes", 1) > 1:
         s += f", {f['n_episodes']} episodes in all"
     return s + _suspect_tail(f)
