@@ -133,3 +133,64 @@ def test_op_lists_on_run_means_like_a_post_mortems():
             declined += got is None
             assert got is None or got == path
     assert declined == 0
+
+
+def _op_lists_eager(y: list, penalty: float, min_size: int):
+    """op_lists as it was before the tie test moved to the optimal path (cmpfast2): argmin and near-tie test
+    at every time t."""
+    import math
+    n = len(y)
+    ms = min_size
+    S1, vmax = F._centred_prefix(y)
+    tie_abs = 1e-13 * n * vmax * vmax + 1e-12
+    inf = math.inf
+    K = [inf] * (n + 1)
+    K[0] = 0.0
+    last = [0] * (n + 1)
+    tie = [False] * (n + 1)
+    cK, cS, cT = [], [], []
+    for t in range(ms, n + 1):
+        tn = t - ms
+        if K[tn] != inf:
+            cK.append(K[tn])
+            cS.append(S1[tn])
+            cT.append(tn)
+        S1t = S1[t]
+        vals = [k - (d := S1t - s1) * d / (t - tau) for k, s1, tau in zip(cK, cS, cT)]
+        best = min(vals)
+        j = vals.index(best)
+        K[t] = best + penalty
+        last[t] = cT[j]
+        if len(vals) > 1:
+            vals[j] = inf
+            sec = min(vals)
+            if sec - best <= 1e-12 * (abs(best) + abs(sec)) + tie_abs:
+                tie[t] = True
+    cps = []
+    t = n
+    while t > 0:
+        if tie[t]:
+            return None
+        t = last[t]
+        if t > 0:
+            cps.append(t)
+    return cps[::-1]
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_op_lists_equals_the_eager_tie_test(seed):
+    """op_lists tests near-ties only at the times of the optimal path (the others were computed and thrown away):
+    the same change points, and the same declines (None), as testing every time, on the tied series above."""
+    rng = np.random.default_rng(seed)
+    declined = 0
+    for y in _tied_series(rng, 300):
+        for scale in (1.0, 1e-3):
+            y2 = (y * scale).tolist()
+            for ms in (1, 2, 3):
+                if len(y2) < 2 * ms:
+                    continue
+                for pen in (0.0, 1e-9, 0.5, 3.0, 3.0 * np.log(len(y2))):
+                    want = _op_lists_eager(y2, pen, ms)
+                    assert F.op_lists(y2, pen, ms) == want, (y2, pen, ms)
+                    declined += want is None
+    assert declined > 300

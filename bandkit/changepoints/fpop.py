@@ -383,6 +383,26 @@ def fpop_lists(y: np.ndarray, penalty: float, min_size: int):
     return _fpop_l2_lists(_Values(y.tolist()), float(penalty), int(min_size))
 
 
+def _centred_prefix(y: list) -> tuple[list, float]:
+    """Prefix sums (from 0) of ``y`` minus its mean, and the largest |value - mean| (:func:`op_lists`'s inputs)."""
+    shift = 0.0
+    for v in y:
+        shift += v
+    shift /= len(y)
+    S1 = [0.0] * (len(y) + 1)
+    acc = 0.0
+    vmax = 0.0
+    i = 1
+    for v in y:
+        v -= shift
+        acc += v
+        S1[i] = acc
+        i += 1
+        if abs(v) > vmax:
+            vmax = abs(v)
+    return S1, vmax
+
+
 def op_lists(y: list, penalty: float, min_size: int) -> list | None:
     """The change points of :func:`fpop_lists` (FPOP's path) by plain optimal partitioning on Python lists, or
     None where that path is not certain (then the caller runs FPOP). At each t the minimum over every eligible
@@ -394,29 +414,13 @@ def op_lists(y: list, penalty: float, min_size: int) -> list | None:
     choice depends on the order of its pieces: None."""
     n = len(y)
     ms = min_size
-    shift = 0.0
-    for v in y:
-        shift += v
-    shift /= n
-    S1 = [0.0] * (n + 1)
-    acc = 0.0
-    vmax = 0.0
-    i = 1
-    for v in y:
-        v -= shift
-        acc += v
-        S1[i] = acc
-        i += 1
-        if abs(v) > vmax:
-            vmax = abs(v)
-    tie_abs = 1e-13 * n * vmax * vmax + 1e-12
+    S1, vmax = _centred_prefix(y)
     inf = math.inf
     K = [inf] * (n + 1)
     K[0] = 0.0
-    last = [0] * (n + 1)
-    tie = [False] * (n + 1)
-    cK: list[float] = []  # the eligible last changes with a finite K: K, S1 and tau
-    cS: list[float] = []
+    rows: list = [None] * (n + 1)  # (each time's candidate values: the argmin and the tie test on the optimal path only)
+    cK: list[float] = []  # the eligible last changes with a finite K: K, S1 and tau (appended only: the
+    cS: list[float] = []  # candidates of time t are the first len(rows[t]) of them)
     cT: list[int] = []
     for t in range(ms, n + 1):
         tn = t - ms
@@ -426,21 +430,21 @@ def op_lists(y: list, penalty: float, min_size: int) -> list | None:
             cT.append(tn)
         S1t = S1[t]
         vals = [k - (d := S1t - s1) * d / (t - tau) for k, s1, tau in zip(cK, cS, cT)]
+        K[t] = min(vals) + penalty
+        rows[t] = vals
+    tie_abs = 1e-13 * n * vmax * vmax + 1e-12
+    cps = []
+    t = n
+    while t > 0:
+        vals = rows[t]
         best = min(vals)
         j = vals.index(best)
-        K[t] = best + penalty
-        last[t] = cT[j]
         if len(vals) > 1:
             vals[j] = inf
             sec = min(vals)
             if sec - best <= 1e-12 * (abs(best) + abs(sec)) + tie_abs:
-                tie[t] = True
-    cps = []
-    t = n
-    while t > 0:
-        if tie[t]:
-            return None
-        t = last[t]
+                return None
+        t = cT[j]
         if t > 0:
             cps.append(t)
     return cps[::-1]

@@ -67,4 +67,7 @@ def robust_lag1(resid: np.ndarray) -> float:
 
 def long_run_factor(rho: float) -> float:
     """SD inflation sqrt((1 + rho) / (1 - rho)) of a mean under AR(1) noise with lag-1 correlation rho."""
-    return float(np.sqrt((1.0 + rho) / (1.0 - rho)))
+    v = (1.0 + rho) / (1.0 - rho)
+    # (math.sqrt and np.sqrt are both IEEE-754's correctly rounded square root: the same float, without numpy's
+    # ~1 us a call on a scalar; a NaN or a negative ratio (|rho| > 1) goes to np.sqrt for its NaN and warning)
+    return math.sqrt(v) if v >= 0 else float(np.sqrt(v))

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..changepoints.fpop import fpop
+from ..changepoints.fpop import LISTS_MAX as FPOP_LISTS_MAX, fpop, op_lists
 from ..changepoints.penalty import long_run_factor
 from ..robust import SORT_MAX, detect_tick, median  # noqa: F401  (detect_tick re-exported: the noise inputs of a run sequence)
 
@@ -272,11 +272,25 @@ def lag1(resid: np.ndarray) -> float:
     r = np.asarray(resid, dtype=np.float64)
     if r.size < 10:
         return 0.0
-    s_plus, s_minus = robust_sd(r[:-1] + r[1:]), robust_sd(r[:-1] - r[1:])
-    if s_plus + s_minus <= 0:
-        return 0.0
-    v = (s_plus ** 2 - s_minus ** 2) / (s_plus ** 2 + s_minus ** 2)
-    return min(max(v, 0.0), 0.95)  # (np.clip's result on a Python float, NaN and -0.0 included; tested)
+    if r.size <= LISTS_MAX:  # (on lists: the same sums, differences and MADs without four numpy calls)
+        rl = r.tolist()
+        return _lag1_lists(rl[:-1], rl[1:])
+    return _lag1_of(robust_sd(r[:-1] + r[1:]), robust_sd(r[:-1] - r[1:]))
+
+
+def _lag1_lists(a: list, b: list) -> float:
+    """:func:`lag1` of residuals ``a + [b[-1]]`` given as their two shifted lists (``a`` = r[:-1], ``b`` =
+    r[1:]): the element-wise sums and differences are numpy's floats; robust_sd on arrays where the lists' MAD
+    is not its answer."""
+    sums = [u + v for u, v in zip(a, b)]
+    diffs = [u - v for u, v in zip(a, b)]
+    s_plus = _mad_list(sums)
+    if s_plus is None:
+        s_plus = robust_sd(np.array(sums))
+    s_minus = _mad_list(diffs)
+    if s_minus is None:
+        s_minus = robust_sd(np.array(diffs))
+    return _lag1_of(s_plus, s_minus)
 
 
 def segment_medians(x: np.ndarray, cps: np.ndarray) -> np.ndarray:
@@ -286,6 +300,92 @@ def segment_medians(x: np.ndarray, cps: np.ndarray) -> np.ndarray:
     for a, b in zip(bounds[:-1], bounds[1:]):
         out[a:b] = median(x[a:b])
     return out
+
+
+def fpop_cps(y: np.ndarray, penalty: float, min_size: int) -> list[int]:
+    """``fpop(y, penalty, min_size).tolist()``; for 2 ``min_size`` .. ``fpop.LISTS_MAX`` finite float64 values and
+    a finite penalty >= 0 (fpop's own checks) its plain optimal partitioning on ``y``'s list directly, which is
+    where fpop starts (FPOP itself where that declines), without fpop's array checks and arrays."""
+    if (y.dtype == np.float64 and y.ndim == 1 and min_size >= 1 and 2 * min_size <= y.size <= FPOP_LISTS_MAX
+            and penalty >= 0 and math.isfinite(penalty)):
+        yl = y.tolist()
+        total = sum(yl)
+        if total - total == 0.0:  # (no NaN, no infinity)
+            cps = op_lists(yl, float(penalty), int(min_size))
+            if cps is not None:
+                return cps
+    return fpop(y, penalty, min_size).tolist()
+
+
+def clipped_residuals(x: np.ndarray, cps: list, lo: float, hi: float) -> list | None:
+    """``clip_to(x - segment_medians(x, cps), lo, hi).tolist()`` on lists (the same medians, subtractions and
+    max-then-min), for 1..``LISTS_MAX`` finite float64 values and finite non-zero bounds; None otherwise."""
+    if not (x.dtype == np.float64 and x.ndim == 1 and 1 <= x.size <= LISTS_MAX and lo and hi
+            and math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    xl = x.tolist()
+    total = sum(xl)
+    if total - total != 0.0:
+        return None
+    out = []
+    a = 0
+    for b in (*cps, len(xl)):
+        seg = xl[a:b]
+        if seg:
+            m = median_list(seg)
+            out.extend([min(max(v - m, lo), hi) for v in seg])
+        a = b
+    return out
+
+
+def lag1_list(r: list) -> float:
+    """:func:`lag1` of the residuals ``r`` given as a list of finite floats."""
+    return _lag1_lists(r[:-1], r[1:]) if len(r) >= 10 else 0.0
+
+
+def _iteration_lists(x: np.ndarray, xc: np.ndarray, penalty: float) -> tuple[list, list] | None:
+    """``x`` and its centred values ``xc`` as lists for :func:`_iterate_lists`, when that is estimate_noise's
+    iteration: float64 values, all finite, 4..``fpop.LISTS_MAX`` of them, a finite penalty >= 0 (else None: the
+    array path, and fpop's own checks)."""
+    if x.dtype != np.float64 or x.ndim != 1 or not 4 <= x.size <= min(LISTS_MAX, FPOP_LISTS_MAX):
+        return None
+    if not (penalty >= 0 and math.isfinite(penalty)):
+        return None
+    xl, xcl = x.tolist(), xc.tolist()
+    total = sum(xl) + sum(xcl)
+    if total - total != 0.0:  # (a NaN or an infinity)
+        return None
+    return xl, xcl
+
+
+def _iterate_lists(xl: list, xcl: list, s: float, penalty: float) -> tuple[float, float]:
+    """One iteration of :func:`estimate_noise` on lists: (robust sd, lag-1 correlation) of the residuals of ``x``
+    from the medians of the segments that ``fpop(xc / s, penalty, 2)`` finds - the same floats as the array path
+    (the same divisions, subtractions and middle values; :func:`robust_sd` and :func:`lag1` on arrays where the
+    lists' MAD is not their answer) without its ~20 numpy calls."""
+    y = [v / s for v in xcl]
+    cps = op_lists(y, penalty, 2)
+    if cps is None:  # (a near-tie on the path: FPOP decides)
+        cps = fpop(np.array(y), penalty, 2).tolist()
+    resid = []
+    a = 0
+    for b in (*cps, len(xl)):
+        seg = xl[a:b]
+        m = median_list(seg)
+        resid.extend([v - m for v in seg])
+        a = b
+    sd = _mad_list(resid)
+    if sd is None:
+        sd = robust_sd(np.array(resid))
+    return sd, (_lag1_lists(resid[:-1], resid[1:]) if len(resid) >= 10 else 0.0)
+
+
+def _lag1_of(s_plus: float, s_minus: float) -> float:
+    """:func:`lag1` from the robust scales of the sums and the differences of neighbours."""
+    if s_plus + s_minus <= 0:
+        return 0.0
+    v = (s_plus ** 2 - s_minus ** 2) / (s_plus ** 2 + s_minus ** 2)
+    return min(max(v, 0.0), 0.95)  # (np.clip's result on a Python float, NaN and -0.0 included; tested)
 
 
 def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002, tick_rel: float | None = None,
@@ -306,11 +406,15 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
     if mix is not None:
         nn = min(nn, mix / NEIGHBOUR_CAP)
     xc = x - median(x)  # (the same centred values every iteration)
+    lists = _iteration_lists(x, xc, penalty)
     for _ in range(n_iter):
-        cps = fpop(xc / s, penalty, 2)
-        resid = x - segment_medians(x, cps)
-        sigma = max(min(robust_sd(resid), NEIGHBOUR_CAP * nn), floor)
-        rho = lag1(resid)
+        if lists is not None and s > 0:
+            sigma_r, rho = _iterate_lists(*lists, s, penalty)
+        else:
+            cps = fpop(xc / s, penalty, 2)
+            resid = x - segment_medians(x, cps)
+            sigma_r, rho = robust_sd(resid), lag1(resid)
+        sigma = max(min(sigma_r, NEIGHBOUR_CAP * nn), floor)
         s_new = sigma * long_run_factor(rho)
         if math.isclose(s_new, s, rel_tol=1e-3):
             s = s_new
