@@ -116,3 +116,42 @@ def test_clipped_residuals_equal_the_array_formulation():
     assert N.clipped_residuals(x, [], -np.nan, np.nan) is None
     x[2] = np.inf
     assert N.clipped_residuals(x, [], -1.0, 1.0) is None
+
+
+def test_one_level_shortcuts_equal_the_general_formulations():
+    """_structure's level around every run with one long segment, and _trend's step fit with one band: np.full of
+    the mean, as the searchsorted lookup and the per-band loop give it."""
+    rng = np.random.default_rng(8)
+    for n in list(range(2, 70)) * 5:
+        x = np.log(1e-3) + 0.01 * rng.standard_t(3, n)
+        a = int(rng.integers(0, n))
+        seg = np.arange(a, n)
+        firsts = np.array([seg[0]])
+        lv = np.array([N.mean(x[seg])])
+        k = np.minimum(np.maximum(firsts.searchsorted(np.arange(n), side="right") - 1, 0), 0)
+        assert np.array_equal(np.full(n, N.mean(x[seg])), lv[k])
+        li = np.full(n, int(rng.integers(0, 3)))
+        pc = np.zeros_like(x)
+        for lab in C.distinct(li):
+            at = li == lab
+            pc[at] = N.mean(x[at])
+        assert [float(v).hex() for v in np.full(n, N.mean(x))] == [float(v).hex() for v in pc]
+
+
+def test_blocks_and_groups_on_lists():
+    rng = np.random.default_rng(9)
+    for n in list(range(0, 30)) * 20:
+        labels = rng.integers(-1, 3, n)
+        want = []
+        for i, lab in enumerate(labels):  # (the loop on numpy scalars it replaces)
+            if lab < 0:
+                continue
+            if want and want[-1][0] == lab:
+                want[-1] = (int(lab), want[-1][1], i)
+            else:
+                want.append((int(lab), i, i))
+        assert C._blocks(labels) == want
+        mask, side = rng.random(n) < 0.5, np.sign(rng.normal(size=n))
+        got = C._groups(mask, side)
+        assert all(mask[a:b + 1].all() and (side[a:b + 1] == side[a]).all() for a, b in got)
+        assert sum(b - a + 1 for a, b in got) == int(mask.sum())

@@ -209,9 +209,11 @@ def _noise_inputs(trace: Trace) -> tuple[float | None, float | None]:
     """(within-run standard error of a run mean, relative; quantisation step of the values)."""
     v = trace.values
     ok = np.isfinite(v)
-    within = within_run_se(v[ok], np.asarray(trace.column("run", samples=True))[ok]) \
-        if trace.has_column("run") else None
-    return within, detect_tick(v[ok])
+    every = bool(ok.all())  # (then no copies by the mask: the same values)
+    vf = v if every else v[ok]
+    within = within_run_se(vf, np.asarray(trace.column("run", samples=True)) if every else
+                           np.asarray(trace.column("run", samples=True))[ok]) if trace.has_column("run") else None
+    return within, detect_tick(vf)
 
 
 def _edge_p(x: np.ndarray, ia: np.ndarray, ib: np.ndarray, scale: float, clip: float) -> float:

@@ -202,6 +202,7 @@ def _groups(mask: np.ndarray, side: np.ndarray) -> list[tuple[int, int]]:
     """(first, last) of maximal stretches of True in ``mask`` with the same ``side``."""
     out = []
     i, n = 0, mask.size
+    mask, side = mask.tolist(), side.tolist()  # (Python bools and floats: the same tests, no numpy scalars)
     while i < n:
         if not mask[i]:
             i += 1
@@ -217,13 +218,13 @@ def _groups(mask: np.ndarray, side: np.ndarray) -> list[tuple[int, int]]:
 def _blocks(labels: np.ndarray) -> list[tuple[int, int, int]]:
     """Contiguous blocks (band, first index, last index) of the non-outlier runs, in order."""
     out: list[tuple[int, int, int]] = []
-    for i, lab in enumerate(labels):
+    for i, lab in enumerate(labels.tolist()):  # (Python ints: the same tests, no numpy scalars)
         if lab < 0:
             continue
         if out and out[-1][0] == lab:
-            out[-1] = (int(lab), out[-1][1], i)
+            out[-1] = (lab, out[-1][1], i)
         else:
-            out.append((int(lab), i, i))
+            out.append((lab, i, i))
     return out
 
 
@@ -486,10 +487,13 @@ def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float,
         segs, changes, test_scale = _segments(x, keep, noise, g, pen)
         long = [s_ for s_ in segs if len(s_) >= g.min_block] or [keep]
         # the level around every run: its long segment, else the long segment before (or after) it
-        firsts = np.array([s_[0] for s_ in long])
-        lv = np.array([mean(x[s_]) for s_ in long])
-        k = np.minimum(np.maximum(firsts.searchsorted(np.arange(n), side="right") - 1, 0), len(long) - 1)  # (np.clip of ints)
-        ref = lv[k]
+        if len(long) == 1:  # (one level around every run)
+            ref = np.full(n, mean(x[long[0]]))
+        else:
+            firsts = np.array([s_[0] for s_ in long])
+            lv = np.array([mean(x[s_]) for s_ in long])
+            k = np.minimum(np.maximum(firsts.searchsorted(np.arange(n), side="right") - 1, 0), len(long) - 1)  # (np.clip of ints)
+            ref = lv[k]
         new = np.abs(x - ref) > far
         if (new == cand).all():  # (np.array_equal of two masks of n runs)
             break
@@ -1234,11 +1238,14 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     zstat = slope / se if se > 0 else 0.0
     p = erfc(abs(zstat) / math.sqrt(2.0))
     drift = slope * (t[-1] - t[0])
-    pc = np.zeros_like(y)
     li = labels[idx]
-    for lab in distinct(li):
-        at = li == lab
-        pc[at] = mean(y[at])
+    if li[0] == li[-1] and (li == li[0]).all():  # (one band: its mean everywhere, as the loop below gives it)
+        pc = np.full(m, mean(y))
+    else:
+        pc = np.zeros_like(y)
+        for lab in distinct(li):
+            at = li == lab
+            pc[at] = mean(y[at])
     tiny = 1e-300
     d = y - pc
     bic_lin = m * math.log(max(float(add(resid_lin * resid_lin)) / m, tiny)) + 2 * math.log(m)

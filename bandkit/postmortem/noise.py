@@ -398,15 +398,21 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
     if n < 4:
         s = max(std(x), floor)
         return RunNoise(s, s, 0.0, floor, tick_rel, within)
-    d = x[1:] - x[:-1]  # (np.diff's subtraction)
-    s = max(_MAD * float(median(np.abs(d - median(d)))) / math.sqrt(2.0), floor)
+    xc = x - median(x)  # (the same centred values every iteration)
+    lists = _iteration_lists(x, xc, penalty)
+    if lists is not None:  # (the first-difference scale on the list: the same differences and middle values)
+        xl = lists[0]
+        dl = [b - a for a, b in zip(xl, xl[1:])]
+        md = median_list(dl)
+        s = max(_MAD * median_list([abs(v - md) for v in dl]) / math.sqrt(2.0), floor)
+    else:
+        d = x[1:] - x[:-1]  # (np.diff's subtraction)
+        s = max(_MAD * float(median(np.abs(d - median(d)))) / math.sqrt(2.0), floor)
     sigma, rho = s, 0.0
     nn = neighbour_scale(x)
     mix = two_level_sd(x, *two_level) if two_level else None
     if mix is not None:
         nn = min(nn, mix / NEIGHBOUR_CAP)
-    xc = x - median(x)  # (the same centred values every iteration)
-    lists = _iteration_lists(x, xc, penalty)
     for _ in range(n_iter):
         if lists is not None and s > 0:
             sigma_r, rho = _iterate_lists(*lists, s, penalty)
