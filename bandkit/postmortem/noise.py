@@ -273,24 +273,24 @@ def lag1(resid: np.ndarray) -> float:
     if r.size < 10:
         return 0.0
     if r.size <= LISTS_MAX:  # (on lists: the same sums, differences and MADs without four numpy calls)
-        rl = r.tolist()
-        return _lag1_lists(rl[:-1], rl[1:])
+        return lag1_list(r.tolist())
     return _lag1_of(robust_sd(r[:-1] + r[1:]), robust_sd(r[:-1] - r[1:]))
 
 
-def _lag1_lists(a: list, b: list) -> float:
-    """:func:`lag1` of residuals ``a + [b[-1]]`` given as their two shifted lists (``a`` = r[:-1], ``b`` =
-    r[1:]): the element-wise sums and differences are numpy's floats; robust_sd on arrays where the lists' MAD
-    is not its answer."""
-    sums = [u + v for u, v in zip(a, b)]
-    diffs = [u - v for u, v in zip(a, b)]
-    s_plus = _mad_list(sums)
-    if s_plus is None:
-        s_plus = robust_sd(np.array(sums))
-    s_minus = _mad_list(diffs)
-    if s_minus is None:
-        s_minus = robust_sd(np.array(diffs))
-    return _lag1_of(s_plus, s_minus)
+def robust_sd_list(v: list) -> float:
+    """:func:`robust_sd` of the floats ``v``: the lists' MAD where that is its answer (:func:`_mad_list`), else
+    robust_sd of their array."""
+    s = _mad_list(v)
+    return robust_sd(np.array(v)) if s is None else s
+
+
+def lag1_list(r: list) -> float:
+    """:func:`lag1` of the residuals ``r`` given as a list of floats: the element-wise sums and differences of
+    neighbours are numpy's floats, their scales :func:`robust_sd_list`."""
+    if len(r) < 10:
+        return 0.0
+    a, b = r[:-1], r[1:]
+    return _lag1_of(robust_sd_list([u + v for u, v in zip(a, b)]), robust_sd_list([u - v for u, v in zip(a, b)]))
 
 
 def segment_medians(x: np.ndarray, cps: np.ndarray) -> np.ndarray:
@@ -302,60 +302,61 @@ def segment_medians(x: np.ndarray, cps: np.ndarray) -> np.ndarray:
     return out
 
 
+def _float_list(a: np.ndarray, n_min: int, n_max: int) -> list | None:
+    """``a.tolist()`` when ``a`` is a 1-D float64 array of ``n_min``..``n_max`` finite values, else None (the
+    array path decides)."""
+    if a.dtype != np.float64 or a.ndim != 1 or not n_min <= a.size <= n_max:
+        return None
+    v = a.tolist()
+    total = sum(v)
+    return v if total - total == 0.0 else None  # (a NaN or an infinity: not finite)
+
+
+def _segment_residuals(v: list, cps) -> list:
+    """``v`` minus the median of its segment (segments start at 0 and at ``cps``), on lists: the floats of
+    ``x - segment_medians(x, cps)``."""
+    out = []
+    a = 0
+    for b in (*cps, len(v)):
+        seg = v[a:b]
+        if seg:
+            m = median_list(seg)
+            out.extend([u - m for u in seg])
+        a = b
+    return out
+
+
 def fpop_cps(y: np.ndarray, penalty: float, min_size: int) -> list[int]:
     """``fpop(y, penalty, min_size).tolist()``; for 2 ``min_size`` .. ``fpop.LISTS_MAX`` finite float64 values and
     a finite penalty >= 0 (fpop's own checks) its plain optimal partitioning on ``y``'s list directly, which is
     where fpop starts (FPOP itself where that declines), without fpop's array checks and arrays."""
-    if (y.dtype == np.float64 and y.ndim == 1 and min_size >= 1 and 2 * min_size <= y.size <= FPOP_LISTS_MAX
-            and penalty >= 0 and math.isfinite(penalty)):
-        yl = y.tolist()
-        total = sum(yl)
-        if total - total == 0.0:  # (no NaN, no infinity)
-            cps = op_lists(yl, float(penalty), int(min_size))
-            if cps is not None:
-                return cps
+    yl = _float_list(y, 2 * min_size, FPOP_LISTS_MAX) if min_size >= 1 else None
+    if yl is not None and penalty >= 0 and math.isfinite(penalty):
+        cps = op_lists(yl, float(penalty), int(min_size))
+        if cps is not None:
+            return cps
     return fpop(y, penalty, min_size).tolist()
 
 
 def clipped_residuals(x: np.ndarray, cps: list, lo: float, hi: float) -> list | None:
     """``clip_to(x - segment_medians(x, cps), lo, hi).tolist()`` on lists (the same medians, subtractions and
     max-then-min), for 1..``LISTS_MAX`` finite float64 values and finite non-zero bounds; None otherwise."""
-    if not (x.dtype == np.float64 and x.ndim == 1 and 1 <= x.size <= LISTS_MAX and lo and hi
-            and math.isfinite(lo) and math.isfinite(hi)):
+    if not (lo and hi and math.isfinite(lo) and math.isfinite(hi)):
         return None
-    xl = x.tolist()
-    total = sum(xl)
-    if total - total != 0.0:
-        return None
-    out = []
-    a = 0
-    for b in (*cps, len(xl)):
-        seg = xl[a:b]
-        if seg:
-            m = median_list(seg)
-            out.extend([min(max(v - m, lo), hi) for v in seg])
-        a = b
-    return out
-
-
-def lag1_list(r: list) -> float:
-    """:func:`lag1` of the residuals ``r`` given as a list of finite floats."""
-    return _lag1_lists(r[:-1], r[1:]) if len(r) >= 10 else 0.0
+    xl = _float_list(x, 1, LISTS_MAX)
+    return None if xl is None else [min(max(v, lo), hi) for v in _segment_residuals(xl, cps)]
 
 
 def _iteration_lists(x: np.ndarray, xc: np.ndarray, penalty: float) -> tuple[list, list] | None:
     """``x`` and its centred values ``xc`` as lists for :func:`_iterate_lists`, when that is estimate_noise's
     iteration: float64 values, all finite, 4..``fpop.LISTS_MAX`` of them, a finite penalty >= 0 (else None: the
     array path, and fpop's own checks)."""
-    if x.dtype != np.float64 or x.ndim != 1 or not 4 <= x.size <= min(LISTS_MAX, FPOP_LISTS_MAX):
-        return None
     if not (penalty >= 0 and math.isfinite(penalty)):
         return None
-    xl, xcl = x.tolist(), xc.tolist()
-    total = sum(xl) + sum(xcl)
-    if total - total != 0.0:  # (a NaN or an infinity)
-        return None
-    return xl, xcl
+    n_max = min(LISTS_MAX, FPOP_LISTS_MAX)
+    xl = _float_list(x, 4, n_max)
+    xcl = _float_list(xc, 4, n_max) if xl is not None else None
+    return None if xcl is None else (xl, xcl)
 
 
 def _iterate_lists(xl: list, xcl: list, s: float, penalty: float) -> tuple[float, float]:
@@ -367,17 +368,8 @@ def _iterate_lists(xl: list, xcl: list, s: float, penalty: float) -> tuple[float
     cps = op_lists(y, penalty, 2)
     if cps is None:  # (a near-tie on the path: FPOP decides)
         cps = fpop(np.array(y), penalty, 2).tolist()
-    resid = []
-    a = 0
-    for b in (*cps, len(xl)):
-        seg = xl[a:b]
-        m = median_list(seg)
-        resid.extend([v - m for v in seg])
-        a = b
-    sd = _mad_list(resid)
-    if sd is None:
-        sd = robust_sd(np.array(resid))
-    return sd, (_lag1_lists(resid[:-1], resid[1:]) if len(resid) >= 10 else 0.0)
+    resid = _segment_residuals(xl, cps)
+    return robust_sd_list(resid), lag1_list(resid)
 
 
 def _lag1_of(s_plus: float, s_minus: float) -> float:

@@ -15,13 +15,12 @@ names. False alarms on stationary sequences (heavy tails, AR(1) <= 0.5, 1/f wand
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
-from ..changepoints.fpop import fpop
-from .classify import GATE_MAX_RUNS, Change, Classification, _prune, _test_scale
-from .noise import median
+from .classify import GATE_MAX_RUNS, Change, Classification, _segments
 
 #: Smallest shift named (ratio): 1 %.
 MIN_SHIFT_RATIO = 1.01
@@ -42,17 +41,10 @@ def unreported_changes(cl: Classification) -> tuple[Change, ...]:
         return ()
     g, noise = cl.gates, cl.noise
     keep = np.flatnonzero(cl.labels >= 0)
-    xk = cl.x[keep]
-    n = xk.size
-    if n <= GATE_MAX_RUNS or noise.sigma_lr <= 0:
+    if keep.size <= GATE_MAX_RUNS or noise.sigma_lr <= 0:
         return ()
-    cps = fpop((xk - median(xk)) / noise.sigma_lr, g.penalty_factor * math.log(cl.x.size), 1)
-    if cps.size == 0:
-        return ()
-    scale = _test_scale(xk, cps, noise, g.clip)
-    floor = max(math.log(MIN_SHIFT_RATIO), g.visible * noise.sigma)
-    kept = _prune(xk, [int(c) for c in cps], scale, g.clip * noise.sigma, floor, g.alpha * ALPHA_FACTOR)
-    side = sustained_runs(n, g.min_block)
-    bounds = [0] + [c.index for c in kept] + [n]
-    return tuple(Change(int(keep[c.index]), c.effect, c.p_value) for k, c in enumerate(kept)
-                 if c.index - bounds[k] >= side and bounds[k + 2] - c.index >= side)
+    # the classification's own segmentation and pruning, with the floor and the level of this note
+    fine = dataclasses.replace(g, min_ratio=MIN_SHIFT_RATIO, alpha=g.alpha * ALPHA_FACTOR)
+    segs, changes, _ = _segments(cl.x, keep, noise, fine, g.penalty_factor * math.log(cl.x.size))
+    side = sustained_runs(keep.size, g.min_block)
+    return tuple(c for c, a, b in zip(changes, segs[:-1], segs[1:]) if a.size >= side and b.size >= side)
