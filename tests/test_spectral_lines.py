@@ -192,3 +192,20 @@ def test_real_pair_still_external_100hz_and_drift(real10):
     d = {x["sampling_hz"]: x for x in e.drift}[FS7]
     assert d["confirmed"] and d["measured_quanta_per_s"] == pytest.approx(-22.95, abs=0.5)
     assert e.p_value is not None and e.p_value < 1e-6 and e.amplitude > 0.1
+
+
+def test_lone_line_near_the_threshold_says_its_p_value(quiet_report):
+    """The 7777 Hz quiet trace's lone "line" at 79.84 Hz (a spike on a broad 75-90 Hz bump) has a
+    family-wise p of 0.007, just under alpha = 1 %: its verdict phrase shows that p, strong lines and
+    combs do not carry one."""
+    from bandkit.render.text import verdict_phrases
+    from bandkit.render.text_interference import WEAK_LINE_P
+
+    lines = [f for f in quiet_report.findings if f["kind"] == "spectral_line"]
+    weak = [f for f in lines if f["lines"] == 1 and f["p_value"] >= WEAK_LINE_P]
+    assert weak, "the 79.84 Hz line of the 7777 Hz quiet trace"
+    for f in lines:
+        (phrase,) = verdict_phrases([f])
+        assert ("p = " in phrase) == (f in weak), phrase
+    (phrase,) = verdict_phrases([weak[0]])
+    assert phrase.endswith(f"p = {weak[0]['p_value']:.2g})")

@@ -155,13 +155,22 @@ def render_interference(section, max_rows: int = 12) -> list[str]:
     return lines
 
 
+#: A lone line whose family-wise p-value is at least this is near the detection threshold (alpha = 1 % a
+#: trace): its phrase shows the p-value, as a comb's does not need to (its harmonics are the support).
+WEAK_LINE_P = 1e-3
+
+
 def phrase_line(f: dict[str, Any]) -> str:
-    """Verdict phrase of a ``spectral_line`` finding (one comb, or a lone line)."""
+    """Verdict phrase of a ``spectral_line`` finding (one comb, or a lone line; a lone line with
+    ``p_value`` ≥ :data:`WEAK_LINE_P` shows it)."""
     lines = f.get("lines") or (1 + (f.get("harmonics") or 0))
     amp = f" amplitude {pct(f['amplitude'])}" if f.get("amplitude") is not None else ""
     if lines <= 1:
-        return f"spectral line at {fmt_num(f['alias_hz'], 5)} Hz ({amp.strip()})" if amp else \
-            f"spectral line at {fmt_num(f['alias_hz'], 5)} Hz"
+        bits = [amp.strip()] if amp else []
+        p = f.get("p_value")
+        if p is not None and p >= WEAK_LINE_P:  # a lone line near the threshold says how near
+            bits.append(f"p = {fmt_p(p)}")
+        return f"spectral line at {fmt_num(f['alias_hz'], 5)} Hz" + (f" ({', '.join(bits)})" if bits else "")
     strongest = ""
     if f.get("strongest_hz") is not None:
         strongest = f"strongest {fmt_num(f['strongest_hz'], 5)} Hz{',' + amp if amp else ''}"
