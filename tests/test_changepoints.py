@@ -435,7 +435,8 @@ def test_text_render_and_phrase():
     assert all(len(line) <= 100 for line in lines)
     held = [c for c in s.fields["changepoints"] if c["sustained"]]
     back = len(s.fields["changepoints"]) - len(held)
-    assert len(lines) == 2 + (1 if back else 0) + 2 + len(held)
+    note = 2 if any(c["p_value"] > 0.01 for c in held) else 0  # "p: ... q: ... which decides"
+    assert len(lines) == 2 + (1 if back else 0) + 2 + len(held) + note
     p = phrase(s.findings[0])
     assert "step change" in p and "→" in p and "%" in p
 

@@ -96,7 +96,12 @@ def test_step_table_shows_q_next_to_p():
     lines = render(sec)
     head = next(ln for ln in lines if "interval" in ln)
     assert head.split()[-2:] == ["p", "q"]
-    assert lines[-1].split()[-2:] == ["0.6", "0.008"]
+    assert lines[-3].split()[-2:] == ["0.6", "0.008"]
+    # p above alpha next to a reported change: the table says which of the two decides
+    assert lines[-2].strip().startswith("p: chance that noise alone") and "which decides (reported when q ≤ 0.01)" in lines[-1]
+    assert all(len(ln) <= 100 for ln in lines)
+    cp["p_value"] = 0.004
+    assert render(sec)[-1].split()[-2:] == ["0.004", "0.008"]  # every p under alpha: no note
 
 
 def test_a_large_step_in_a_short_series_is_not_read_as_autocorrelation():

@@ -49,6 +49,10 @@ def render(section) -> list[str]:
     # with many changes a later one can be reported at a large p (one false in ~1/alpha reported is the bargain)
     out += table(rows, header=["at", "index", "before", "after", "change", f"{100 * level:g} % interval", "p", "q"],
                  indent=6)
+    alpha = info.get("alpha")
+    if alpha is not None and any((c.get("p_value") or 0) > alpha for c in cps):
+        out += ["      p: chance that noise alone gives a change this strong anywhere in the series;",
+                f"      q: false discovery rate among the changes found, which decides (reported when q ≤ {alpha})"]
     return out
 
 
