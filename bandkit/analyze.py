@@ -232,8 +232,9 @@ def _analyze(traces, options: AnalysisOptions, progress) -> Report:
     done: dict[int, list[SectionResult]] = {i: [] for i in range(len(traces))}
     batched = _summary_only_batch(traces, options, done)
     steps = [(i, sec) for i, t in enumerate(traces) if i not in batched for sec in _trace_sections(t, options)]
+    ready = _section_batches(traces, steps, options)
     for i, sec in (progress(steps) if progress else steps):
-        s = _run(sec, traces[i], options)
+        s = ready.pop((i, sec.name)) if (i, sec.name) in ready else _run(sec, traces[i], options)
         if s is not None:
             done[i].append(s)
     with paused():  # (no cycles made here; 63,000 reports set off full collections of all results)
@@ -251,6 +252,27 @@ def _analyze(traces, options: AnalysisOptions, progress) -> Report:
         if s is not None:
             cross.append(s)
     return Report(reports, tuple(cross), options)
+
+
+def _section_batches(traces: list[Trace], steps: list[tuple[int, Section]],
+                     options: AnalysisOptions) -> dict[tuple[int, str], SectionResult | None]:
+    """The results of the sections that analyse their traces together (``Section.batch``: the runner
+    post-mortems of a file) for the ``steps`` (trace index, section) that name them, when at least two do:
+    {(index, name): result}, what ``run`` gives each trace."""
+    todo: dict[str, list[int]] = {}
+    for i, sec in steps:
+        if sec.batch is not None:
+            todo.setdefault(sec.name, []).append(i)
+    ready: dict[tuple[int, str], SectionResult | None] = {}
+    for name, idx in todo.items():
+        if len(idx) < 2:
+            continue
+        results = resolve(SECTIONS[name].batch)([traces[i] for i in idx], options)
+        for i, s in zip(idx, results, strict=True):
+            if s is not None and s.name != name:  # (as _run)
+                raise RuntimeError(f"section {name!r} returned a result named {s.name!r}")
+            ready[(i, name)] = s
+    return ready
 
 
 #: Summary-only runner traces analysed in one pass (:mod:`bandkit.postmortem.batch`) when a report holds
