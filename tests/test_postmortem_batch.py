@@ -154,14 +154,12 @@ def _pm_json(pms) -> str:
     return json.dumps([pm.to_dict() for pm in pms], default=str)
 
 
-def _reports(traces, options=None):
+def _reports(traces, options=None, monkeypatch=None):
     fast = analyze(traces, options)
-    saved = _analyze._section_batches
-    _analyze._section_batches = lambda traces, steps, options: {}
-    try:
+    with pytest.MonkeyPatch.context() as mp:  # (every section one trace at a time)
+        mp.setattr(_analyze._SectionBatches, "result", lambda self, i, sec: _analyze._run(sec, self.traces[i],
+                                                                                            self.options))
         slow = analyze(traces, options)
-    finally:
-        _analyze._section_batches = saved
     return fast, slow
 
 
@@ -185,6 +183,30 @@ def test_postmortems_of_a_file_equal_the_per_benchmark_post_mortems(tmp_path, se
     assert [s.findings for s in a] == [s.findings for s in b]
     _same_reports(*_reports(traces))
     _same_reports(*_reports(traces, opts))
+
+
+def test_chunks_and_progress_equal_the_per_benchmark_path(tmp_path, monkeypatch):
+    """The batch runs in chunks of BATCH_CHUNK traces, as the steps reach them: a progress wrapper sees every
+    step, and the report is the same for any chunk size."""
+    traces = load_traces(str(write_pyperf(tmp_path / "s.json", _suite(6, [20] * 9 + [11] * 4))))
+    want = _reports(traces)[1]
+    for chunk in (1, 2, 5, 64):
+        monkeypatch.setattr(_analyze, "BATCH_CHUNK", chunk)
+        seen = []
+        asked = []
+        real = _analyze.resolve
+
+        def counting(spec):
+            f = real(spec)
+            if spec.endswith(":runner_sections"):
+                return lambda ts, options: asked.append(len(ts)) or f(ts, options)
+            return f
+        monkeypatch.setattr(_analyze, "resolve", counting)
+        got = analyze(traces, progress=lambda steps: (seen.append(s) or s for s in steps))
+        monkeypatch.undo()
+        _same_reports(got, want)
+        assert len(seen) == 2 * len(traces)
+        assert asked == [min(chunk, len(traces) - k) for k in range(0, len(traces), chunk)]
 
 
 def test_one_benchmark_and_bad_options(tmp_path):
