@@ -915,7 +915,8 @@ def _block_group(jobs: list[_BlockJob], n: int, lags: tuple) -> list[dict[int, S
     found: list[dict[int, Suspect]] = [{} for _ in jobs]
     if not jobs_v:
         return found
-    V = np.concatenate([v for _, v in jobs_v], axis=1)  # (n, columns of every job)
+    one = len(jobs) == 1  # (one benchmark, as rank_suspects alone: its labels as a vector)
+    V = jobs_v[0][1] if one else np.concatenate([v for _, v in jobs_v], axis=1)  # (n, columns of every job)
     owner = np.concatenate([np.full(v.shape[1], q) for q, v in jobs_v])  # (the job of each column)
     first = {q: c for (q, _), c in zip(jobs_v, np.cumsum([0] + [v.shape[1] for _, v in jobs_v[:-1]]).tolist())}
     k = V.shape[1]
@@ -936,12 +937,13 @@ def _block_group(jobs: list[_BlockJob], n: int, lags: tuple) -> list[dict[int, S
             continue
         sub = mv[:, live]
         own = owner[live]
-        st, R = _block_scores(sub, labs[:, own])
+        st, R = _block_scores(sub, labs[:, 0] if one else labs[:, own])
         Rf = np.zeros((n, live.size))
         Rf[sl] = R
         ok = np.zeros(n)
         ok[sl] = 1.0
-        bounds = np.flatnonzero(np.r_[True, own[1:] != own[:-1], True]).tolist()  # (each job's live columns)
+        bounds = [0, live.size] if one else \
+            np.flatnonzero(np.r_[True, own[1:] != own[:-1], True]).tolist()  # (each job's live columns)
         for c0, c1 in zip(bounds[:-1], bounds[1:]):
             q = int(own[c0])
             jobs[q].perm.add_rank_block(Rf[:, c0:c1], ok)
@@ -966,7 +968,8 @@ def _block_group(jobs: list[_BlockJob], n: int, lags: tuple) -> list[dict[int, S
     # the statistics of each lag as Python lists, read by position (float(a[j]) of every field was ~15 us
     # a suspect: a 60-benchmark file builds ~740 of them)
     lists = {lag: ({c: j for j, c in enumerate(live.tolist())}, {f: st[f].tolist() for f in _BLOCK_FIELDS},
-                   split.tolist(), st["na"].tolist(), st["nr"].tolist())
+                   split.tolist(), [st["na"]] * live.size if one else st["na"].tolist(),
+                   [st["nr"]] * live.size if one else st["nr"].tolist())
              for lag, (live, st, _, _, split) in stats_of.items()}
     min_score = np.array([job.min_score for job in jobs])[owner]
     owner_l = owner.tolist()
