@@ -103,7 +103,7 @@ def runner_section(trace, options) -> SectionResult:
 
 def runner_sections(traces, options) -> list[SectionResult]:
     """``[runner_section(t, options) for t in traces]``, the same results, the post-mortems of the traces
-    run together (:func:`bandkit.postmortem.postmortems`: their suspects' permutation nulls in one pass).
+    run together (:func:`bandkit.postmortem.postmortems`: their suspects' metadata columns scored in one block).
     :func:`bandkit.analyze.analyze` calls it with the runner traces of a report."""
     params = dict(options.for_section("postmortem")) if options is not None else {}
     return [_section(t, pm) for t, pm in zip(traces, postmortems(list(traces), **params))]
