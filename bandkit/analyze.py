@@ -232,8 +232,9 @@ def _analyze(traces, options: AnalysisOptions, progress) -> Report:
     done: dict[int, list[SectionResult]] = {i: [] for i in range(len(traces))}
     batched = _summary_only_batch(traces, options, done)
     steps = [(i, sec) for i, t in enumerate(traces) if i not in batched for sec in _trace_sections(t, options)]
+    batches = _SectionBatches(traces, steps, options)
     for i, sec in (progress(steps) if progress else steps):
-        s = _run(sec, traces[i], options)
+        s = batches.result(i, sec)
         if s is not None:
             done[i].append(s)
     with paused():  # (no cycles made here; 63,000 reports set off full collections of all results)
@@ -251,6 +252,42 @@ def _analyze(traces, options: AnalysisOptions, progress) -> Report:
         if s is not None:
             cross.append(s)
     return Report(reports, tuple(cross), options)
+
+
+#: Traces a section with a ``batch`` function analyses together at most (a progress bar advances by
+#: such chunks; the generator states of the post-mortems of one chunk are held at once).
+BATCH_CHUNK = 64
+
+
+class _SectionBatches:
+    """The results of the (trace, section) ``steps``, those of sections with a ``batch`` function (the runner
+    post-mortems of a file) computed together, in chunks of up to :data:`BATCH_CHUNK` of their traces in step
+    order, when a step first asks for one of them: what ``run`` gives each trace (tested equal)."""
+
+    def __init__(self, traces: list[Trace], steps: list[tuple[int, Section]], options: AnalysisOptions):
+        self.traces, self.options = traces, options
+        self.todo: dict[str, list[int]] = {}  # (section name -> its traces not analysed yet, in step order)
+        for i, sec in steps:
+            if sec.batch is not None:
+                self.todo.setdefault(sec.name, []).append(i)
+        self.at = {name: 0 for name in self.todo}
+        self.ready: dict[tuple[int, str], SectionResult | None] = {}
+
+    def result(self, i: int, sec: Section) -> SectionResult | None:
+        key = (i, sec.name)
+        if key not in self.ready and sec.batch is not None and len(self.todo[sec.name]) >= 2:
+            todo, k = self.todo[sec.name], self.at[sec.name]
+            if k < len(todo) and todo[k] == i:  # (the next chunk, from this step's trace on)
+                chunk = todo[k:k + BATCH_CHUNK]
+                self.at[sec.name] = k + len(chunk)
+                results = resolve(sec.batch)([self.traces[j] for j in chunk], self.options)
+                for j, s in zip(chunk, results, strict=True):
+                    if s is not None and s.name != sec.name:  # (as _run)
+                        raise RuntimeError(f"section {sec.name!r} returned a result named {s.name!r}")
+                    self.ready[(j, sec.name)] = s
+        if key in self.ready:
+            return self.ready.pop(key)
+        return _run(sec, self.traces[i], self.options)
 
 
 #: Summary-only runner traces analysed in one pass (:mod:`bandkit.postmortem.batch`) when a report holds

@@ -95,6 +95,9 @@ class Section:
     text comes before the traces (e.g. the summary across benchmarks). ``html``: ``"module:function"``
     ``(SectionResult, trace report or report) -> str | None`` (without one, HTML shows the text in
     ``<pre>``); ``key_plot``: its HTML draws the trace's key plot (shown right after the verdict).
+    ``batch``: optional ``"module:function"`` ``(traces, options) -> list`` giving ``run``'s result of each
+    of the traces, analysed together (the runner post-mortems of a file); :func:`bandkit.analyze.analyze`
+    calls it once for the traces of a report that the section runs on.
     """
 
     name: str
@@ -106,6 +109,7 @@ class Section:
     preamble: bool = False
     html: str | None = None
     key_plot: bool = False
+    batch: str | None = None
 
     @property
     def traces(self) -> tuple[str, ...]:
@@ -184,7 +188,8 @@ SECTIONS: dict[str, Section] = {s.name: s for s in (
     Section("changepoints", "bandkit.changepoints.section:section",
             text=_R + "text_changepoints:render", html=_R + "html_sections:changepoints_html"),
     Section("postmortem", "bandkit.postmortem.section:runner_section",
-            text=_R + "text_runners:render", html=_R + "html_sections:postmortem_html", key_plot=True),
+            text=_R + "text_runners:render", html=_R + "html_sections:postmortem_html", key_plot=True,
+            batch="bandkit.postmortem.section:runner_sections"),
     Section("history", "bandkit.history.section:section",
             text=_R + "text_history:render", html=_R + "html_sections:history_html", key_plot=True),
     # cross sections, in report order. (The interference test needs two FTQ traces; its

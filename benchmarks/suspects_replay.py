@@ -3,8 +3,8 @@
     python benchmarks/suspects_replay.py A.json.gz --tree /tmp/base --tree /tmp/head --rounds 3   # (outside a checkout)
 
 Each round runs every tree in a fresh process (``PYTHONPATH`` = the tree): the file is loaded and analysed once with
-``rank_suspects`` recorded (its arguments for each benchmark's post-mortem and for the pooled shared suspects), then
-the recorded calls are replayed 7 times (``time.process_time``; the objects made so far frozen out of the garbage
+``rank_suspects`` recorded (its arguments for each benchmark's post-mortem and for the pooled shared suspects; where
+the tree has ``rank_steps``, its generator form, that one), then the recorded calls are replayed one by one 7 times (``time.process_time``; the objects made so far frozen out of the garbage
 collector's scans, as ``analyze()`` does during its pass): the median of the per-benchmark calls together and
 of the pooled call. A tree's suspects are checked equal to the first tree's (names, scores, evidence as text).
 """
@@ -21,14 +21,24 @@ import gc, json, statistics, sys, time
 import bandkit
 import bandkit.postmortem as P, bandkit.postmortem.summary as SM
 from bandkit.analyze import analyze
+import bandkit.postmortem.suspects as S
 calls = []
-orig = P.rank_suspects
+orig = S.rank_suspects
+steps = getattr(S, "rank_steps", None)  # (the post-mortems run rank_suspects as a generator, rank_steps)
 def record(md, aff, **kw):
     calls.append((md, aff, kw))
     return orig(md, aff, **kw)
-P.rank_suspects = SM.rank_suspects = record
+def record_steps(md, aff, **kw):
+    calls.append((md, aff, kw))
+    return (yield from steps(md, aff, **kw))
+if steps is not None:
+    S.rank_steps = record_steps
+else:  # (postmortem imports it from the suspects module when called, the summary module at its import)
+    S.rank_suspects = SM.rank_suspects = record
 analyze(bandkit.load(sys.argv[1]))
-P.rank_suspects = SM.rank_suspects = orig
+S.rank_suspects = SM.rank_suspects = orig
+if steps is not None:
+    S.rank_steps = steps
 per = [c for c in calls if "strata" not in c[2]]
 pooled = [c for c in calls if "strata" in c[2]]
 out = {"calls": len(per), "suspects": [[[s.metadata, s.score, repr(s.evidence)] for s in orig(md, aff, **kw)]

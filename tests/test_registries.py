@@ -40,7 +40,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 def test_section_entries_resolve(name):
     sec = SECTIONS[name]
     assert sec.name == name and re.fullmatch(r"[a-z_]+", name)
-    for spec in (sec.run, sec.text, sec.html):
+    for spec in (sec.run, sec.text, sec.html, sec.batch):
         if spec is not None:
             assert callable(resolve(spec)), spec
     if sec.cross:

@@ -20,7 +20,7 @@ from .distributions import erfc
 from .noise import detect_tick, mean, two_group_t, within_run_se
 from .runs import RunTable, run_table
 
-__all__ = ["postmortem", "run_verdict", "summarize", "classify", "run_table", "rank_suspects",
+__all__ = ["postmortem", "postmortems", "run_verdict", "summarize", "classify", "run_table", "rank_suspects",
            "PostMortem", "Step", "Episode", "Gates",
            "RunBand", "Suspect", "CrossSummary", "RunTable", "Classification", "VERDICTS"]
 
@@ -50,9 +50,46 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
     ``noise_floor``: smallest relative noise assumed per run; ``min_runs``: fewer runs -> verdict
     ``too_few_runs``; ``gates``: every decision threshold (:class:`~bandkit.postmortem.classify.Gates`).
     """
+    from .suspects import run_steps
+
+    return run_steps(_postmortem_steps(trace, min_ratio=min_ratio, noise_floor=noise_floor, min_runs=min_runs,
+                                       max_suspects=max_suspects, gates=gates))
+
+
+def postmortems(traces, **options) -> list:
+    """``[postmortem(t, **options) for t in traces]``, the same post-mortems, with the suspects of all the
+    traces scored together (:func:`.suspects.answer`: the metadata columns of the benchmarks that share a
+    run count side by side in one block per lag). Each post-mortem runs up to its first request
+    (:func:`_postmortem_steps`), then the requests of all are answered at once, and so on to the end."""
+    from .suspects import answer
+
+    out: list = [None] * len(traces)
+    waiting: dict[int, tuple] = {}
+    for i, t in enumerate(traces):
+        steps = _postmortem_steps(t, **options)
+        try:
+            waiting[i] = (steps, next(steps))
+        except StopIteration as stop:
+            out[i] = stop.value
+    while waiting:
+        answers = answer([ask for _, ask in waiting.values()])
+        again: dict[int, tuple] = {}
+        for (i, (steps, _)), reply in zip(waiting.items(), answers):
+            try:
+                again[i] = (steps, steps.send(reply))
+            except StopIteration as stop:
+                out[i] = stop.value
+        waiting = again
+    return out
+
+
+def _postmortem_steps(trace: Trace, *, min_ratio: float | None = None, noise_floor: float = 0.002, min_runs: int = 4,
+                      max_suspects: int = 5, gates: Gates | None = None):
+    """:func:`postmortem` as a generator: it yields the requests of its suspects' ranking (when it ranks
+    any: :func:`.suspects.rank_steps`), is sent their answers and returns the :class:`PostMortem`."""
     from .magnitude import slowdown_of
     from .result import PostMortem, RunBand, Step
-    from .suspects import Suspect, rank_suspects
+    from .suspects import Suspect, rank_steps
 
     g = gates or Gates()
     if min_ratio is not None:
@@ -137,8 +174,8 @@ def postmortem(trace: Trace, *, min_ratio: float | None = None, noise_floor: flo
     negligible: list[Suspect] = []
     if affected.any() and not affected.all():
         md = rt.raw_columns if rt.raw_columns is not None else rt.metadata  # (raw: no pandas)
-        ranked = rank_suspects(md, affected, step_index=step_index, max_suspects=max_suspects,
-                               slowdown=slowdown_of(rt.means, affected), keep_negligible=True)
+        ranked = yield from rank_steps(md, affected, step_index=step_index, max_suspects=max_suspects,
+                                       slowdown=slowdown_of(rt.means, affected), keep_negligible=True)
         fixed = []
         for s in ranked:
             ev = dict(s.evidence)

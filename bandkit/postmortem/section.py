@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..section import SectionResult
-from . import postmortem
+from . import postmortem, postmortems
 from .classify import NOT_CLASSIFIED, ratio_scale
 from .summary import summarize
 
@@ -98,7 +98,19 @@ def spread_rel(pm) -> float | None:
 def runner_section(trace, options) -> SectionResult:
     """Post-mortem of one runner trace (see :func:`bandkit.postmortem.postmortem`)."""
     params = dict(options.for_section("postmortem")) if options is not None else {}
-    pm = postmortem(trace, **params)
+    return _section(trace, postmortem(trace, **params))
+
+
+def runner_sections(traces, options) -> list[SectionResult]:
+    """``[runner_section(t, options) for t in traces]``, the same results, the post-mortems of the traces
+    run together (:func:`bandkit.postmortem.postmortems`: their suspects' metadata columns scored in one block).
+    :func:`bandkit.analyze.analyze` calls it with the runner traces of a report."""
+    params = dict(options.for_section("postmortem")) if options is not None else {}
+    return [_section(t, pm) for t, pm in zip(traces, postmortems(list(traces), **params))]
+
+
+def _section(trace, pm) -> SectionResult:
+    """The section result of the post-mortem ``pm`` of ``trace``."""
     d = pm.to_dict()
     fields = {k: d[k] for k in ("runs", "values", "unit", "verdict", "steps", "episodes", "bands", "outlier_runs",
                                 "warmup_runs", "slow_runs", "trend", "suspects", "negligible_suspects")}

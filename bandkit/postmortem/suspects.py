@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from .._lazy import pandas as pd  # (imported on first use: compare never uses it)
@@ -279,15 +279,21 @@ def _block_ranks(V: np.ndarray):
 
 def _block_scores(V: np.ndarray, lab: np.ndarray):
     """:func:`_numeric_score` of every column of ``V`` (m x k, finite, none constant) for the labels
-    ``lab`` (m), at once: a dict of length-k arrays (``auc``, ``separation``, ``correct``, ``above``
+    ``lab`` (m; or m x k, a column's own labels: ``na`` and ``nr`` are then arrays of k), at once: a dict of length-k arrays (``auc``, ``separation``, ``correct``, ``above``
     (direction), ``tp``, ``fp``, ``threshold``) and the ranks (m x k); the same numbers, bit for bit
     (rank sums and counts are exact in float64 in any order)."""
     m, k = V.shape
-    na = int(np.count_nonzero(lab))
-    nr = m - na
     order, sv, last, R = _block_ranks(V)
-    auc = (R[lab].sum(axis=0) - na * (na + 1) / 2.0) / (na * nr)
-    sl = lab[order]
+    if lab.ndim == 1:
+        na = int(np.count_nonzero(lab))
+        nr = m - na
+        auc = (R[lab].sum(axis=0) - na * (na + 1) / 2.0) / (na * nr)
+        sl = lab[order]
+    else:  # (a label per run and column: rank sums and counts are exact, so the same floats)
+        na = np.count_nonzero(lab, axis=0)
+        nr = m - na
+        auc = (np.where(lab, R, 0.0).sum(axis=0) - na * (na + 1) / 2.0) / (na * nr)
+        sl = lab[order, np.arange(k)]
     aff_below = np.cumsum(sl, axis=0)
     ref_below = np.arange(1, m + 1)[:, None] - aff_below
     cut = last.copy()
@@ -482,6 +488,47 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
     ``slowdown``, the timing ratio of the affected runs) is left out - or, with ``keep_negligible``, listed
     after the others with ``evidence["negligible"]`` True (at most ``max_suspects`` of each).
     """
+    return run_steps(rank_steps(metadata, affected, step_index=step_index, max_suspects=max_suspects,
+                                min_score=min_score, lags=lags, alpha=alpha, min_support=min_support, strata=strata,
+                                slowdown=slowdown, keep_negligible=keep_negligible))
+
+
+def run_steps(steps):
+    """Drive a generator of :func:`rank_steps` (or one that delegates to it) to its end, answering what it
+    asks for (:func:`answer`): its return value."""
+    try:
+        ask = next(steps)
+        while True:
+            ask = steps.send(answer([ask])[0])
+    except StopIteration as stop:
+        return stop.value
+
+
+def answer(asks: list) -> list:
+    """The answers to requests of :func:`rank_steps` generators (of one or of many benchmarks): a
+    :class:`_BlockJob` gets its :func:`_block_suspects` (the jobs of all benchmarks scored together,
+    :func:`_block_suspects_many`), a max-T null (:class:`_MaxT`) its :meth:`~_MaxT.null_max`."""
+    out: list = [None] * len(asks)
+    jobs = [i for i, a in enumerate(asks) if isinstance(a, _BlockJob)]
+    for i, found in zip(jobs, _block_suspects_many([asks[i] for i in jobs]) if jobs else ()):
+        out[i] = found
+    for i, a in enumerate(asks):
+        if isinstance(a, _MaxT):
+            out[i] = a.null_max()
+        elif not isinstance(a, _BlockJob):
+            raise TypeError(f"not a request of rank_steps: {a!r}")
+    return out
+
+
+def rank_steps(metadata, affected: np.ndarray, *, step_index: int | None = None, max_suspects: int = 5,
+               min_score: float = 0.3, lags: tuple[int, ...] = (0, 1, -1), alpha: float = SUSPECT_ALPHA,
+               min_support: int = MIN_SUPPORT, strata: np.ndarray | None = None, slowdown: float | None = None,
+               keep_negligible: bool = False):
+    """:func:`rank_suspects` as a generator: it yields its requests - the scores of its numeric columns
+    without gaps (a :class:`_BlockJob`), then its max-T null (a :class:`_MaxT`), each at most once - is sent
+    their answers (:func:`answer`) and returns the list of suspects. :func:`run_steps` drives one;
+    :func:`bandkit.postmortem.postmortems` drives those of a file's benchmarks together, so that their
+    column blocks are scored in one pass (:func:`_block_suspects_many`)."""
     aff = np.asarray(affected, dtype=bool)
     n = len(aff)
     if n < 3 or aff.sum() < min_support or (~aff).sum() < min_support:
@@ -497,8 +544,8 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
     found: dict[int, Suspect] = {}
     ranks0: dict[str, tuple] = {}  # (the block's ranks of each column at lag 0, for the serial gate)
     if dense:
-        found = _block_suspects([c for _, c in dense], [i for i, _ in dense], aff, step_index, lags, min_score,
-                                w, perm, ranks0)
+        found = yield _BlockJob([c for _, c in dense], [i for i, _ in dense], aff, step_index, tuple(lags),
+                                min_score, w, perm, ranks0)
     dense_at = {i for i, _ in dense}
     for i, (col, numeric, data) in enumerate(cols):
         if i in dense_at:
@@ -543,7 +590,7 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
             best.evidence["p_value"] = None  # (its place in the evidence; computed for the reported ones below)
             out.append(best)
     gated = []
-    null_max = perm.null_max() if out else None
+    null_max = (yield perm) if out else None
     entry_of = {c[0]: c for c in cols} if out else {}
     # the serial gate only for the suspects that can pass: its inflation is >= 1, so a suspect whose
     # separation alone is not beyond the null (or that lacks support) cannot pass with it either
@@ -812,92 +859,163 @@ def _magnitude(sus: Suspect, entry_of: dict, slowdown: float | None, cache: dict
     assess(sus.metadata, entry_of[sus.metadata][2], sus.evidence, slowdown, scale)
 
 
+class _BlockJob(NamedTuple):
+    """The arguments of :func:`_block_suspects` (one benchmark's numeric columns without gaps)."""
+
+    entries: list
+    where: list
+    aff: np.ndarray
+    step_index: int | None
+    lags: tuple
+    min_score: float
+    w: float
+    perm: "_MaxT"
+    ranks0: dict | None
+
+
 def _block_suspects(entries: list, where: list[int], aff: np.ndarray, step_index: int | None, lags, min_score: float,
                     w: float, perm: "_MaxT", ranks0: dict | None = None) -> dict[int, Suspect]:
     """The best (lag) suspect of each numeric column without gaps (``entries`` of :func:`column_entry`, at
     positions ``where`` of the column list), scored all columns at once per lag; the same suspects and
     evidence as the column-by-column loop of :func:`rank_suspects` (which handles columns with gaps).
     Their ranks join the max-T null ``perm`` (and, at lag 0, ``ranks0``: name -> (data, ranks)). Returns
-    {position: suspect} for scores >= ``min_score``."""
-    n = aff.size
-    V = np.stack([e[2] for e in entries], axis=1)
-    keep = np.arange(V.shape[1])
-    if step_index is not None and n > 3:
+    {position: suspect} for scores >= ``min_score``. (:func:`_block_suspects_many` of this one job.)"""
+    return _block_suspects_many([_BlockJob(entries, where, aff, step_index, tuple(lags), min_score, w, perm,
+                                           ranks0)])[0]
+
+
+def _block_suspects_many(jobs: list[_BlockJob]) -> list[dict[int, Suspect]]:
+    """:func:`_block_suspects` of each job, the jobs of one run count and lags scored together: their columns
+    side by side in one block per lag (each with its own benchmark's labels; :func:`_block_scores` reduces
+    along the runs, column by column, so a column's numbers are those of its own benchmark's block), the
+    monotone test, the splits and the best lag of every column at once. The same suspects, evidence and
+    max-T statistics (added to each job's ``perm`` in the same order) as one job at a time."""
+    out: list = [None] * len(jobs)
+    groups: dict[tuple, list[int]] = {}
+    for i, job in enumerate(jobs):
+        groups.setdefault((job.aff.size, job.lags), []).append(i)
+    for (n, lags), at in groups.items():
+        for i, found in zip(at, _block_group([jobs[i] for i in at], n, lags)):
+            out[i] = found
+    return out
+
+
+def _block_group(jobs: list[_BlockJob], n: int, lags: tuple) -> list[dict[int, Suspect]]:
+    """:func:`_block_suspects_many` of jobs that share the run count ``n`` and ``lags``."""
+    Vs = [np.stack([e[2] for e in job.entries], axis=1) for job in jobs]
+    keeps = [np.arange(V.shape[1]) for V in Vs]
+    steps = [q for q, job in enumerate(jobs) if job.step_index is not None and n > 3]
+    if steps:
         # leave out columns monotone in the run order (Spearman |rho| > 0.98), as the loop does
         # (one correlation matrix for all columns, not one np.corrcoef per column: only its comparison
         # with 0.98 is used, which a last-digit difference of the summation order cannot move in practice)
-        R0 = _block_ranks(V)[3]
-        live0 = np.ptp(R0, axis=0) > 0
-        rho = np.zeros(V.shape[1])
-        if live0.any():
-            rho[live0] = _index_correlations(R0[:, live0])
-        keep = keep[~(np.isfinite(rho) & (np.abs(rho) > 0.98))]
-    if keep.size == 0:
-        return {}
-    V = V[:, keep]
-    k = keep.size
+        for q, drop in zip(steps, _monotone([Vs[q] for q in steps])):
+            keeps[q] = keeps[q][~drop]
+    jobs_v = [(q, Vs[q][:, keeps[q]]) for q in range(len(jobs)) if keeps[q].size]
+    found: list[dict[int, Suspect]] = [{} for _ in jobs]
+    if not jobs_v:
+        return found
+    one = len(jobs) == 1  # (one benchmark, as rank_suspects alone: its labels as a vector)
+    V = jobs_v[0][1] if one else np.concatenate([v for _, v in jobs_v], axis=1)  # (n, columns of every job)
+    owner = np.concatenate([np.full(v.shape[1], q) for q, v in jobs_v])  # (the job of each column)
+    first = {q: c for (q, _), c in zip(jobs_v, np.cumsum([0] + [v.shape[1] for _, v in jobs_v[:-1]]).tolist())}
+    k = V.shape[1]
+    step_at = np.array([-1 if jobs[q].step_index is None else jobs[q].step_index for q in range(len(jobs))])
+    stepped = step_at[owner] >= 0  # (the columns of jobs with a step)
+    affs = np.stack([job.aff for job in jobs], axis=1)  # (n, jobs)
     best_score = np.full(k, -np.inf)
     best_lag = np.zeros(k, dtype=np.int64)
-    best_split = np.zeros(k, dtype=np.int64)
     have = np.zeros(k, dtype=bool)
     stats_of: dict[int, tuple] = {}
     for lag in lags:
         mv, sl = _shift(V, lag)
-        lab = aff[sl]
-        na = int(np.count_nonzero(lab))
-        if na < 1 or na == lab.size:
-            continue
-        live = np.flatnonzero(np.ptp(mv, axis=0) > 0)
+        labs = affs[sl]  # (rows, jobs)
+        na = np.count_nonzero(labs, axis=0)
+        usable = (na >= 1) & (na < labs.shape[0])
+        live = np.flatnonzero(usable[owner] & (np.ptp(mv, axis=0) > 0))
         if live.size == 0:
             continue
         sub = mv[:, live]
-        st, R = _block_scores(sub, lab)
+        own = owner[live]
+        st, R = _block_scores(sub, labs[:, 0] if one else labs[:, own])
         Rf = np.zeros((n, live.size))
         Rf[sl] = R
         ok = np.zeros(n)
         ok[sl] = 1.0
-        perm.add_rank_block(Rf, ok)
-        if lag == 0 and ranks0 is not None:
-            for j, c in enumerate(live.tolist()):
-                e = entries[keep[c]]
-                ranks0[e[0]] = (e[2], R[:, j])
+        bounds = [0, live.size] if one else \
+            np.flatnonzero(np.r_[True, own[1:] != own[:-1], True]).tolist()  # (each job's live columns)
+        for c0, c1 in zip(bounds[:-1], bounds[1:]):
+            q = int(own[c0])
+            jobs[q].perm.add_rank_block(Rf[:, c0:c1], ok)
+            if lag == 0 and jobs[q].ranks0 is not None:
+                for j, c in zip(range(c0, c1), live[c0:c1].tolist()):
+                    e = jobs[q].entries[keeps[q][c - first[q]]]
+                    jobs[q].ranks0[e[0]] = (e[2], R[:, j])
         score = st["separation"] * (0.9 if lag else 1.0)
         split = np.zeros(live.size, dtype=np.int64)
-        if step_index is not None and sub.shape[0] >= 4:
-            split = _block_splits(sub) + (sl.start or 0)
-            d = np.maximum(0, np.abs(split - step_index) - 1)
-            score = score * np.array([math.exp(-int(di) / w) for di in d])  # (libm's exp, as _coincide)
-        stats_of[lag] = (live, st, mv, lab, split)
+        if sub.shape[0] >= 4 and stepped[live].any():
+            sj = np.flatnonzero(stepped[live])
+            split[sj] = _block_splits(sub[:, sj]) + (sl.start or 0)
+            d = np.maximum(0, np.abs(split[sj] - step_at[own[sj]]) - 1)
+            fac = np.array([math.exp(-int(di) / jobs[q].w) for di, q in zip(d.tolist(), own[sj].tolist())])
+            score[sj] = score[sj] * fac  # (libm's exp, as _coincide)
+        stats_of[lag] = (live, st, mv, labs, split)
         better = score > best_score[live]
         upd = live[better]
         best_score[upd] = score[better]
         best_lag[upd] = lag
         have[upd] = True
-    found: dict[int, Suspect] = {}
     # the statistics of each lag as Python lists, read by position (float(a[j]) of every field was ~15 us
     # a suspect: a 60-benchmark file builds ~740 of them)
     lists = {lag: ({c: j for j, c in enumerate(live.tolist())}, {f: st[f].tolist() for f in _BLOCK_FIELDS},
-                   split.tolist()) for lag, (live, st, _, _, split) in stats_of.items()}
-    keep_l = keep.tolist()
+                   split.tolist(), [st["na"]] * live.size if one else st["na"].tolist(),
+                   [st["nr"]] * live.size if one else st["nr"].tolist())
+             for lag, (live, st, _, _, split) in stats_of.items()}
+    min_score = np.array([job.min_score for job in jobs])[owner]
+    owner_l = owner.tolist()
     for c in np.flatnonzero(have & (best_score >= min_score)).tolist():
+        q = owner_l[c]
+        job = jobs[q]
         lag = int(best_lag[c])
-        _, st, mv, lab, _ = stats_of[lag]
-        at, f, splits = lists[lag]
-        j = at[c]
+        _, st, mv, labs, _ = stats_of[lag]
+        pos, f, splits, na, nr = lists[lag]
+        j = pos[c]
         vv = mv[:, c]
+        lab = labs[:, q]
         ev = {"auc": f["auc"][j], "separation": f["separation"][j], "median_affected": None,
               "median_reference": None, "threshold": f["threshold"][j],
               "affected_when": "above" if f["above"][j] else "below", "correct": f["correct"][j],
-              "of": int(vv.size), "affected_on_side": f["tp"][j], "affected": st["na"],
-              "reference_on_side": f["fp"][j], "reference": st["nr"], "_data": (vv[lab], vv[~lab])}
+              "of": int(vv.size), "affected_on_side": f["tp"][j], "affected": na[j],
+              "reference_on_side": f["fp"][j], "reference": nr[j], "_data": (vv[lab], vv[~lab])}
         score = ev["separation"] * (0.9 if lag else 1.0)
-        name = entries[keep_l[c]][0]
-        if step_index is not None and vv.size >= 4:
-            score *= _coincide(ev, splits[j], step_index, w)
+        kc = int(keeps[q][c - first[q]])
+        name = job.entries[kc][0]
+        if job.step_index is not None and vv.size >= 4:
+            score *= _coincide(ev, splits[j], job.step_index, job.w)
         _tail(ev, lag, True, name)
         ev["p_value"] = None
-        found[where[keep_l[c]]] = Suspect(name, float(score), ev)
+        found[q][job.where[kc]] = Suspect(name, float(score), ev)
     return found
+
+
+def _monotone(Vs: list[np.ndarray]) -> list[np.ndarray]:
+    """For each block of columns (n x k, one n), which columns are monotone in the run order: Spearman |rho|
+    > 0.98, by :func:`_index_correlations` of their ranks; the blocks ranked and correlated side by side
+    (per column the same exact sums), each block on its own when any column is near the 0.98 boundary."""
+    V = np.concatenate(Vs, axis=1) if len(Vs) > 1 else Vs[0]
+    R0 = _block_ranks(V)[3]
+    live0 = np.ptp(R0, axis=0) > 0
+    rho = np.zeros(V.shape[1])
+    if live0.any():
+        r = _index_sums(R0[:, live0])
+        if _index_sums_doubtful(r):
+            if len(Vs) > 1:  # (np.corrcoef decides, on each block's own columns)
+                return [_monotone([v])[0] for v in Vs]
+            r = _index_correlations(R0[:, live0])
+        rho[live0] = r
+    drop = np.isfinite(rho) & (np.abs(rho) > 0.98)
+    bounds = np.cumsum([0] + [v.shape[1] for v in Vs]).tolist()
+    return [drop[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 #: The per-column statistics of :func:`_block_scores` that a suspect's evidence reads.
@@ -910,15 +1028,28 @@ def _index_correlations(R: np.ndarray) -> np.ndarray:
     computed by numpy's own sums (np.corrcoef's k x k product goes through BLAS, whose threads cost
     more CPU than the sums; 1.8 ms a call) - and by np.corrcoef itself when any of them comes within
     1e-9 of 0.98, so that the test's outcome is np.corrcoef's."""
+    rho = _index_sums(R)
+    if _index_sums_doubtful(rho):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rho = np.corrcoef(np.vstack([np.arange(R.shape[0], dtype=np.float64), R.T]))[0, 1:]
+    return rho
+
+
+def _index_sums(R: np.ndarray) -> np.ndarray:
+    """The correlations of :func:`_index_correlations` by numpy's sums (of ranks: halves of integers, so that
+    every sum is exact and each column's value is the same whatever columns stand beside it)."""
     n = R.shape[0]
     t = np.arange(n, dtype=np.float64)
     tc = t - t.mean()
     Rc = R - R.mean(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rho = (tc[:, None] * Rc).sum(axis=0) / np.sqrt((tc * tc).sum() * (Rc * Rc).sum(axis=0))
-        if np.any(np.abs(np.abs(rho) - 0.98) < 1e-9) or not np.all(np.isfinite(rho)):
-            rho = np.corrcoef(np.vstack([t, R.T]))[0, 1:]
-    return rho
+        return (tc[:, None] * Rc).sum(axis=0) / np.sqrt((tc * tc).sum() * (Rc * Rc).sum(axis=0))
+
+
+def _index_sums_doubtful(rho: np.ndarray) -> bool:
+    """Whether any of :func:`_index_sums`' correlations is within 1e-9 of 0.98 (or not finite): then
+    np.corrcoef decides."""
+    return bool(np.any(np.abs(np.abs(rho) - 0.98) < 1e-9) or not np.all(np.isfinite(rho)))
 
 
 class _MaxT:
@@ -961,27 +1092,41 @@ class _MaxT:
         """A categorical statistic: value codes 0..k-1 of every run (-1 = missing)."""
         self.cats.append((codes, int(codes.max()) + 1))
 
+    def _rank_sets(self) -> tuple[list[np.ndarray], np.ndarray, list[int]]:
+        """The numeric statistics grouped by their set of runs with values (they share a few, one per lag):
+        (rank blocks, set by set in order of first appearance; the sets' 0/1 patterns, sets x n; the
+        number of columns of each set)."""
+        sets: dict[bytes, tuple[np.ndarray, list]] = {}
+        for Rb, v in self.blocks:
+            sets.setdefault(v.tobytes(), (v, []))[1].append(Rb)
+        pats = np.stack([v for v, _ in sets.values()])  # (sets, n) 0/1
+        width = [sum(b.shape[1] for b in bs) for _, bs in sets.values()]
+        return [b for _, bs in sets.values() for b in bs], pats, width
+
+    def _int32(self) -> bool:
+        """Whether the doubled rank sums fit in int32 (then summed as such)."""
+        return 2.0 * self.n * (self.n + 1) < _INT32_SUMS
+
+    def permutations(self) -> int:
+        """How many permutations the null draws: fewer for long sequences (work ~ n_perm x n), never below
+        199 (p >= 0.005)."""
+        return int(np.clip(4_000_000 // max(self.n, 1), 199, self.n_perm))
+
     def null_max(self) -> np.ndarray:
-        # fewer permutations for long sequences (work ~ n_perm x n): never below 199 (p >= 0.005)
-        n_perm = int(np.clip(4_000_000 // max(self.n, 1), 199, self.n_perm))
+        n_perm = self.permutations()
         na = int(self.aff.sum())
         sub = _permuted_subsets(self.n, na, n_perm, self.seed) if self.strata is None else \
             _stratified_subsets(self.strata, self.aff, n_perm, self.seed)
         best = np.zeros(n_perm)
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.blocks:
-                # the statistics share a few sets of runs with values (one per lag): their blocks grouped by set
-                sets: dict[bytes, tuple[np.ndarray, list]] = {}
-                for Rb, v in self.blocks:
-                    sets.setdefault(v.tobytes(), (v, []))[1].append(Rb)
-                pats = np.stack([v for v, _ in sets.values()])  # (sets, n) 0/1
-                width = [sum(b.shape[1] for b in bs) for _, bs in sets.values()]
+                ranks, pats, width = self._rank_sets()
                 k = sum(width)
                 # one pass of row gathers sums, per permutation, the ranks of every column (twice their value:
                 # integers) and each set's 0/1 pattern (the affected runs with values); int32 where no sum can
                 # overflow (half the memory of float64). Exact in any order, as float64 sums of these are.
-                A = np.concatenate([b for _, bs in sets.values() for b in bs] + [pats.T * 0.5], axis=1) * 2.0
-                if 2.0 * self.n * (self.n + 1) < _INT32_SUMS:
+                A = np.concatenate(ranks + [pats.T * 0.5], axis=1) * 2.0
+                if self._int32():
                     A = A.astype(np.int32)
                 ST = np.ascontiguousarray(_subset_sums(A, sub).T)  # (columns + sets, n_perm)
                 NA = ST[k:].astype(np.float64)  # (sets, n_perm): affected runs with values
@@ -993,6 +1138,11 @@ class _MaxT:
                     auc = (S_ - NA * (NA + 1) / 2.0) / (NA * NR)
                     sep = np.where((NA > 0) & (NR > 0), np.abs(2.0 * auc - 1.0), 0.0)
                     best = np.maximum(best, sep.max(axis=0))
+        return self._cats_max(best, sub, n_perm, na)
+
+    def _cats_max(self, best: np.ndarray, sub: np.ndarray, n_perm: int, na: int) -> np.ndarray:
+        """``best`` raised to the categorical statistics' largest separation in each permutation."""
+        with np.errstate(divide="ignore", invalid="ignore"):
             rows = np.repeat(np.arange(n_perm), na) if self.cats else None
             for codes, k in self.cats:
                 c = codes[sub].ravel()
