@@ -1142,16 +1142,22 @@ def collapse_blocks(blocks: list[tuple[int, int, int]], drop: list[int]) -> list
     return out
 
 
-def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates) -> int:
-    """Number of leading runs - outliers or the first block of a band - before one band that holds
+def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates) -> tuple[int, int, np.ndarray]:
+    """(number of leading runs - outliers or the first block of a band - before one band that holds
     every later non-outlier run, when they are at most ``max(min_block, min(10 %, 10))``, all
     slower than that band by ``min_ratio``, while slow outlier runs are rare after them (fewer than
-    the warm-up runs or than ``min_share`` of the later runs); 0 otherwise."""
+    the warm-up runs or than ``min_share`` of the later runs), 0 otherwise; the later band; the later runs in the
+    warm-up's band, which are slow outliers). The last runs of the leading stretch that are not ``min_ratio``
+    slower are the end of the warm-up, not part of it (pyperf sqlglot_normalize: runs 1-3 at x1.045 / 1.047 /
+    1.027 of the later level made one block, not a warm-up). Later runs at the warm-up's level, as rare as slow
+    outliers must be and never ``min_block`` in a row, are such outliers: 2 warm-up runs and one later spike at
+    their level are 3 runs of 20 at one level, which read "bimodal" (benchmarks/step_null_short.py power)."""
+    none = (0, -1, np.zeros(0, np.int64))
     n = x.size
     limit = max(g.min_block, min(int(0.1 * n), 10))
     ok_idx = (labels >= 0).nonzero()[0]
     if ok_idx.size == 0:
-        return 0
+        return none
     lab = labels.tolist()  # (the scan on Python ints: ~0.3 us a run less than on numpy scalars)
     first = lab[ok_idx[0]]
     L = 0
@@ -1161,18 +1167,34 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     if L == n or rest.size == 0:  # one band throughout: leading outliers only
         L = int(ok_idx[0])
         rest = labels[L:][labels[L:] >= 0]
-    if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block or (rest != rest[0]).any():
-        return 0  # (half the runs slower first is a step, not a warm-up)
-    # trailing outliers of the leading stretch that sit at the later band's level are not warm-up
-    ref = levels[int(rest[0])]
-    while L > 0 and x[L - 1] - ref < math.log(g.min_ratio) and labels[L - 1] < 0:
+    if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block:
+        return none  # (half the runs slower first is a step, not a warm-up)
+    later = int(rest[0])
+    visits = L + np.flatnonzero(labels[L:] == first) if first != later else np.zeros(0, np.int64)
+    if np.any((rest != later) & (rest != first)) or (visits.size and _longest_stretch(visits) >= g.min_block):
+        return none
+    # trailing runs of the leading stretch that sit near the later band's level are not warm-up
+    ref = levels[later]
+    lead = L
+    while L > 0 and x[L - 1] - ref < math.log(g.min_ratio):
         L -= 1
     if L < 1 or not (x[:L] - ref >= math.log(g.min_ratio)).all():
-        return 0
+        return none
+    if any(k >= 0 and not (labels[:L] == k).any() for k in labels[L:lead]):
+        return none  # (the warm-up would leave a band of its own stretch without a run)
+    if visits.size and not (x[visits] - ref >= math.log(g.min_ratio)).all():
+        return none
     # the first runs are special only if slow runs are rare later on: fewer than the warm-up runs,
     # or than min_share of the later runs
-    later_slow = np.count_nonzero((labels[L:] < 0) & (x[L:] - ref >= math.log(g.min_ratio)))
-    return L if later_slow < max(L, g.min_share * (n - L)) else 0
+    later_slow = np.count_nonzero((labels[L:] < 0) & (x[L:] - ref >= math.log(g.min_ratio))) + visits.size
+    return (L, later, visits) if later_slow < max(L, g.min_share * (n - L)) else none
+
+
+def _longest_stretch(idx: np.ndarray) -> int:
+    """Longest run of consecutive positions in the sorted positions ``idx``."""
+    breaks = np.flatnonzero(np.diff(idx) != 1)
+    edges = np.concatenate(([-1], breaks, [idx.size - 1]))
+    return int(np.max(np.diff(edges)))
 
 
 def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification:
@@ -1195,10 +1217,21 @@ def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification
             verdict = "step"
         else:
             verdict = "episode"
-    if verdict in ("stable", "step", "outliers"):
-        warm = _warmup_runs(x, labels, levels, g)
+    if verdict in ("stable", "step", "outliers", "bimodal"):
+        warm, later, visits = _warmup_runs(x, labels, levels, g)
         if warm:
             verdict = "warmup"
+            episodes = []
+            tail = np.flatnonzero(labels[warm:] >= 0)
+            end = warm + int(tail[np.argmax(labels[warm + tail] == later)]) if tail.size else warm
+            if end > warm or visits.size:
+                # the warm-up block's runs after the warm-up are the later band's; its later visits, outliers
+                labels = labels.copy()
+                labels[warm:end][labels[warm:end] >= 0] = later
+                labels[visits] = -1
+                levels = np.array([mean(x[labels == k]) if (labels == k).any() else levels[k]
+                                   for k in range(len(levels))])
+                blocks = _blocks(labels)
     outl = tuple(int(i) for i in (labels < 0).nonzero()[0] if i >= warm)
     if verdict == "stable":
         trend = _trend(x, labels, g, noise, test_scale, n_params=1)
