@@ -1100,19 +1100,23 @@ def _episodes(blocks: list[tuple[int, int, int]], labels: np.ndarray, min_block:
 def _staged_episodes(blocks: list[tuple[int, int, int]], count: dict[int, int], main: int,
                      min_block: int) -> list[int]:
     """Indices (into ``blocks``) of the stages of episodes that go in stages: two or more consecutive blocks,
-    each of ``min_block`` runs at least and the only block of its band, all on one side of the most populated
-    band ``main`` (bands are in value order), between two blocks of ``main`` (SAP 05360: 1,077 builds at
-    6.15 s, runs 401-428 at 5.55 s then 429-454 at 5.85 s, then back: one dip in two stages, not "3
-    levels")."""
+    each of ``min_block`` runs at least, of bands that have no block elsewhere, all on one side of the most
+    populated band ``main`` (bands are in value order), between two blocks of ``main`` (SAP 05360: 1,077 builds
+    at 6.15 s, runs 401-428 at 5.55 s then 429-454 at 5.85 s, then back: one dip in two stages, not "3
+    levels"; a dip whose stages go x0.90, x0.95 and x0.90 again, then back, is one episode in three stages)."""
     out: list[int] = []
     i = 1
     while i < len(blocks) - 1:
         j = i
-        while (j < len(blocks) - 1 and blocks[j][0] != main and count[blocks[j][0]] == 1
+        while (j < len(blocks) - 1 and blocks[j][0] != main
                and blocks[j][2] - blocks[j][1] + 1 >= min_block
                and (blocks[j][0] > main) == (blocks[i][0] > main)):
             j += 1
-        if j - i >= 2 and blocks[i - 1][0] == main and j < len(blocks) and blocks[j][0] == main:
+        inside: dict[int, int] = {}
+        for b in blocks[i:j]:
+            inside[b[0]] = inside.get(b[0], 0) + 1
+        if (j - i >= 2 and blocks[i - 1][0] == main and j < len(blocks) and blocks[j][0] == main
+                and all(count[k] == c for k, c in inside.items())):
             out.extend(range(i, j))
         i = max(j, i + 1)
     return out
