@@ -62,7 +62,9 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    blocks -> ``step``; only episodes -> ``episode``. Any of these becomes ``trend`` when the drift is
    significant and a straight line has a lower BIC than the band levels of the blocks (a drift cut
    into a staircase). Leading runs (at most max(3, min(10 %, 10))) slower by ``min_ratio`` than the
-   one band that holds every later run, with slow outliers rare later on, are a ``warmup``.
+   one band that holds every later run, with slow outliers rare later on, are a ``warmup`` (the last runs of
+   that stretch under ``min_ratio`` end it; later runs at the warm-up's level, as rare and never ``min_block``
+   in a row, are slow outliers, not a second level: :func:`_warmup_runs`).
 6. **The step / episode gate** (:func:`change_holds`, sequences of up to ``GATE_MAX_RUNS`` (200) runs): a
    ``step`` or ``episode`` stands only when one of its changes is larger than one level of noise makes in
    0.1 % of series, judged with the spread inside the levels it reports (every run, outliers against the level
