@@ -3,6 +3,7 @@ one or two real outlier runs - the series-level false-alarm rate of the outlier 
 
     python benchmarks/outlier_null.py [--reps 1000] [--part null|power|both]
     python benchmarks/outlier_null.py --part esd [--reps 50000]   # the table classify.ESD_ALPHA_RATIO
+    python benchmarks/outlier_null.py --long [--reps 200] [--part null|power|both]   # 300 to 10,000 runs
     PYTHONPATH=/path/to/other/checkout python benchmarks/outlier_null.py   # the same for another bandkit
 
 Null: 10 to 200 runs, run-to-run sd 1 / 2 / 5 / 10 % (of the run means), families: Gaussian (1, 5 and 20 values per
@@ -28,6 +29,12 @@ RUNS = (10, 15, 20, 30, 50, 100, 200)
 SDS = (0.01, 0.02, 0.05, 0.10)
 
 
+#: ``--long``: sequences beyond the step / outlier gates' ``GATE_MAX_RUNS`` (CI histories of thousands of builds);
+#: 10,000 runs get a quarter of the reps (a classification of 10,000 runs takes ~1 s).
+LONG_RUNS = (300, 1000, 3000, 10000)
+LONG_SDS = (0.01, 0.02, 0.05)
+
+
 def _ar(rng, n, rho=0.3):
     e = rng.standard_normal(n + 50)
     y = np.empty_like(e)
@@ -43,6 +50,13 @@ FAMILIES = {
     "AR(1) 0.3": _ar,
     "tick 1 %": lambda rng, n: rng.standard_normal(n),
     "exGaussian": lambda rng, n: 0.3 * rng.standard_normal(n) + rng.exponential(1.0, n) - 1.0,
+}
+#: The Gaussian-tailed families of ``--long`` (every outlier run a false alarm).
+LONG_FAMILIES = {
+    "Gaussian": FAMILIES["Gaussian"],
+    "AR(1) 0.3": _ar,
+    "AR(1) 0.5": lambda rng, n: _ar(rng, n, 0.5),
+    "tick 1 %": FAMILIES["tick 1 %"],
 }
 
 
@@ -60,10 +74,12 @@ def _classify(rng, run_x, sd, k, tick=None):
     return classify(vals.mean(axis=1), within=within, tick=detect_tick(vals.ravel()))
 
 
-def null_table(reps: int) -> None:
+def null_table(reps: int, only: tuple[str, ...] = ()) -> None:
     print("| noise | values/run | sd | " + " | ".join(f"{n} runs" for n in RUNS) + " |")
     print("|---|---|---|" + "---|" * len(RUNS))
     for fi, (fam, make) in enumerate(FAMILIES.items()):
+        if only and fam not in only:
+            continue
         for k in ((1, 5, 20) if fam == "Gaussian" else (1,)):
             for sd in SDS:
                 cells = []
@@ -75,6 +91,72 @@ def null_table(reps: int) -> None:
                         hit += bool(c.outliers)
                     cells.append(f"{100 * hit / reps:.1f}")
                 print(f"| {fam} | {k} | {100 * sd:g} % | " + " | ".join(cells) + " |", flush=True)
+
+
+def _long_reps(reps: int, n: int) -> int:
+    return max(reps // 4, 10) if n >= 10000 else reps
+
+
+def long_null_table(reps: int) -> None:
+    """The null table on ``LONG_RUNS`` runs (one value a run), Gaussian-tailed families only; a cell also counts
+    the outlier runs per series (mean) beside the share of series with any."""
+    print("| noise | sd | " + " | ".join(f"{n} runs" for n in LONG_RUNS) + " |")
+    print("|---|---|" + "---|" * len(LONG_RUNS))
+    for fi, (fam, make) in enumerate(LONG_FAMILIES.items()):
+        for sd in LONG_SDS:
+            cells = []
+            for n in LONG_RUNS:
+                rng = np.random.default_rng([fi, 1, int(sd * 1000), n, 31])
+                hit = runs = 0
+                r = _long_reps(reps, n)
+                for _ in range(r):
+                    c = _classify(rng, sd * make(rng, n), sd, 1, tick=1.0 if fam == "tick 1 %" else None)
+                    hit += bool(c.outliers)
+                    runs += len(c.outliers)
+                cells.append(f"{100 * hit / r:.1f} ({runs / r:.2f})")
+            print(f"| {fam} | {100 * sd:g} % | " + " | ".join(cells) + " |", flush=True)
+
+
+def long_power_table(reps: int) -> None:
+    """Power on ``LONG_RUNS`` runs: 1, 3 or 0.5 % of the runs (at least 1) multiplied by 1.2 / 1.3 at random places,
+    Gaussian noise; a cell: the share of series with every such run an outlier run, and (in brackets) the share of
+    the spikes found over all series. Then one run on a clock tick of 1 % (values rounded to it)."""
+    print("| spikes | sd | " + " | ".join(f"{n} runs" for n in LONG_RUNS) + " |")
+    print("|---|---|" + "---|" * len(LONG_RUNS))
+    for share in (0.0, 0.005):
+        for factor in (1.2, 1.3):
+            for sd in (0.02, 0.05):
+                cells = []
+                for n in LONG_RUNS:
+                    rng = np.random.default_rng([int(share * 1000), int(factor * 100), int(sd * 1000), n, 41])
+                    hit = found = total = 0
+                    r = _long_reps(reps, n)
+                    for _ in range(r):
+                        x = sd * rng.standard_normal(n)
+                        at = rng.choice(n, max(1, int(share * n)), replace=False)
+                        x[at] += np.log(factor)
+                        c = _classify(rng, x, sd, 1)
+                        got = set(int(i) for i in at) & set(c.outliers)
+                        hit += len(got) == at.size
+                        found += len(got)
+                        total += at.size
+                    cells.append(f"{100 * hit / r:.1f} ({100 * found / total:.1f})")
+                what = "1 run" if share == 0 else f"{100 * share:g} % of runs"
+                print(f"| {what} x{factor:g} | {100 * sd:g} % | " + " | ".join(cells) + " |", flush=True)
+    # on a clock tick of 1 % of the level: one run x1.06 / x1.08 at 1 % sd (1 tick), x1.10 / x1.15 at 2 % sd (2 ticks)
+    for factor, sd in ((1.06, 0.01), (1.08, 0.01), (1.10, 0.02), (1.15, 0.02)):
+        cells = []
+        for n in LONG_RUNS:
+            rng = np.random.default_rng([int(factor * 100), int(sd * 1000), n, 43])
+            hit = 0
+            r = _long_reps(reps, n)
+            for _ in range(r):
+                x = sd * rng.standard_normal(n)
+                at = int(rng.integers(n))
+                x[at] += np.log(factor)
+                hit += at in _classify(rng, x, sd, 1, tick=1.0).outliers
+            cells.append(f"{100 * hit / r:.1f}")
+        print(f"| 1 run x{factor:g}, tick 1 % | {100 * sd:g} % | " + " | ".join(cells) + " |", flush=True)
 
 
 def power_table(reps: int) -> None:
@@ -137,12 +219,21 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=1000)
     ap.add_argument("--part", choices=("null", "power", "both", "esd"), default="both")
+    ap.add_argument("--long", action="store_true", help="300 to 10,000 runs (Gaussian, AR 0.3 / 0.5, tick)")
+    ap.add_argument("--families", default="", help="null rows of these families only (comma-separated, e.g. 'tick 1 %%')")
     a = ap.parse_args(argv)
+    if a.long:
+        if a.part in ("null", "both"):
+            long_null_table(a.reps)
+        if a.part in ("power", "both"):
+            print()
+            long_power_table(a.reps)
+        return 0
     if a.part == "esd":
         esd_table(a.reps)
         return 0
     if a.part in ("null", "both"):
-        null_table(a.reps)
+        null_table(a.reps, tuple(f for f in a.families.split(",") if f))
     if a.part in ("power", "both"):
         print()
         power_table(a.reps)

@@ -4,6 +4,7 @@ trend gate's "a line must fit better than one step".
 
     python benchmarks/shifts_null.py [--reps 100] [--only null|power|random|trend]
     PYTHONPATH=/path/to/other/checkout python benchmarks/shifts_null.py   # another bandkit (no note: 0)
+    python benchmarks/shifts_null.py --only null --ns 50,100,200 --note-above 49   # the note tried on shorter runs
 
 Null cells: stationary log run means of 300 / 1,000 / 3,000 runs at 0.3 / 1 / 3 % sd: Gaussian, Student t3,
 AR(1) 0.3 and 0.5, Gaussian plus 1/f wander of half the sd, Gaussian with isolated spikes (x1.3-3 on 1 % of the
@@ -76,13 +77,13 @@ def verdict(m: np.ndarray, tick: float | None) -> tuple[str, list[dict]]:
     return cl.verdict, small
 
 
-def run_null(reps: int) -> None:
+def run_null(reps: int, ns: tuple[int, ...] = NS) -> None:
     print("| family | sd | runs | shift named | step verdict |")
     print("|---|---|---|---|---|")
     tot = [0, 0]
     for fam in FAMILIES:
         for sd in SDS:
-            for n in NS:
+            for n in ns:
                 rng = np.random.default_rng([FAMILIES.index(fam), int(sd * 1e4), n])
                 k_small = k_step = 0
                 for _ in range(reps):
@@ -119,13 +120,13 @@ def run_random(reps: int) -> None:
         print("  ", w)
 
 
-def run_power(reps: int) -> None:
+def run_power(reps: int, ns: tuple[int, ...] = (300, 1000)) -> None:
     print("| step | where | sd | runs | named (a shift at the place, or a step) |")
     print("|---|---|---|---|---|")
     for r in STEPS:
         for where in ("mid", "quarter"):
             for sd in (0.003, 0.01):
-                for n in (300, 1000):
+                for n in ns:
                     rng = np.random.default_rng([int(r * 1000), where == "mid", int(sd * 1e4), n])
                     at = n // 2 if where == "mid" else n // 4
                     hit = 0
@@ -167,15 +168,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=100)
     ap.add_argument("--only", choices=("null", "power", "random", "trend"))
+    ap.add_argument("--ns", default="", help="runs of the null / power cells (default 300,1000,3000 / 300,1000)")
+    ap.add_argument("--note-above", type=int, default=None,
+                    help="an experiment: the note on sequences of more than this many runs (the shipped limit is "
+                         "classify.GATE_MAX_RUNS, 200), patched into this process")
     a = ap.parse_args()
+    if a.note_above is not None:
+        import bandkit.postmortem as pm
+        import bandkit.postmortem.shifts as sh
+        pm.GATE_MAX_RUNS = sh.GATE_MAX_RUNS = a.note_above
+    ns = tuple(int(v) for v in a.ns.split(",") if v)
     if a.only in (None, "null"):
-        run_null(a.reps)
+        run_null(a.reps, ns or NS)
     if a.only in (None, "random"):
         print()
         run_random(4 * a.reps)
     if a.only in (None, "power"):
         print()
-        run_power(a.reps)
+        run_power(a.reps, ns or (300, 1000))
     if a.only in (None, "trend"):
         print()
         run_trend(a.reps)

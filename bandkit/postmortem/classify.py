@@ -62,7 +62,9 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    blocks -> ``step``; only episodes -> ``episode``. Any of these becomes ``trend`` when the drift is
    significant and a straight line has a lower BIC than the band levels of the blocks (a drift cut
    into a staircase). Leading runs (at most max(3, min(10 %, 10))) slower by ``min_ratio`` than the
-   one band that holds every later run, with slow outliers rare later on, are a ``warmup``.
+   one band that holds every later run, with slow outliers rare later on, are a ``warmup`` (the last runs of
+   that stretch under ``min_ratio`` end it; later runs at the warm-up's level, as rare and never ``min_block``
+   in a row, are slow outliers, not a second level: :func:`_warmup_runs`).
 6. **The step / episode gate** (:func:`change_holds`, sequences of up to ``GATE_MAX_RUNS`` (200) runs): a
    ``step`` or ``episode`` stands only when one of its changes is larger than one level of noise makes in
    0.1 % of series, judged with the spread inside the levels it reports (every run, outliers against the level
@@ -1100,19 +1102,23 @@ def _episodes(blocks: list[tuple[int, int, int]], labels: np.ndarray, min_block:
 def _staged_episodes(blocks: list[tuple[int, int, int]], count: dict[int, int], main: int,
                      min_block: int) -> list[int]:
     """Indices (into ``blocks``) of the stages of episodes that go in stages: two or more consecutive blocks,
-    each of ``min_block`` runs at least and the only block of its band, all on one side of the most populated
-    band ``main`` (bands are in value order), between two blocks of ``main`` (SAP 05360: 1,077 builds at
-    6.15 s, runs 401-428 at 5.55 s then 429-454 at 5.85 s, then back: one dip in two stages, not "3
-    levels")."""
+    each of ``min_block`` runs at least, of bands that have no block elsewhere, all on one side of the most
+    populated band ``main`` (bands are in value order), between two blocks of ``main`` (SAP 05360: 1,077 builds
+    at 6.15 s, runs 401-428 at 5.55 s then 429-454 at 5.85 s, then back: one dip in two stages, not "3
+    levels"; a dip whose stages go x0.90, x0.95 and x0.90 again, then back, is one episode in three stages)."""
     out: list[int] = []
     i = 1
     while i < len(blocks) - 1:
         j = i
-        while (j < len(blocks) - 1 and blocks[j][0] != main and count[blocks[j][0]] == 1
+        while (j < len(blocks) - 1 and blocks[j][0] != main
                and blocks[j][2] - blocks[j][1] + 1 >= min_block
                and (blocks[j][0] > main) == (blocks[i][0] > main)):
             j += 1
-        if j - i >= 2 and blocks[i - 1][0] == main and j < len(blocks) and blocks[j][0] == main:
+        inside: dict[int, int] = {}
+        for b in blocks[i:j]:
+            inside[b[0]] = inside.get(b[0], 0) + 1
+        if (j - i >= 2 and blocks[i - 1][0] == main and j < len(blocks) and blocks[j][0] == main
+                and all(count[k] == c for k, c in inside.items())):
             out.extend(range(i, j))
         i = max(j, i + 1)
     return out
@@ -1142,16 +1148,22 @@ def collapse_blocks(blocks: list[tuple[int, int, int]], drop: list[int]) -> list
     return out
 
 
-def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates) -> int:
-    """Number of leading runs - outliers or the first block of a band - before one band that holds
+def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates) -> tuple[int, int, np.ndarray]:
+    """(number of leading runs - outliers or the first block of a band - before one band that holds
     every later non-outlier run, when they are at most ``max(min_block, min(10 %, 10))``, all
     slower than that band by ``min_ratio``, while slow outlier runs are rare after them (fewer than
-    the warm-up runs or than ``min_share`` of the later runs); 0 otherwise."""
+    the warm-up runs or than ``min_share`` of the later runs), 0 otherwise; the later band; the later runs in the
+    warm-up's band, which are slow outliers). The last runs of the leading stretch that are not ``min_ratio``
+    slower are the end of the warm-up, not part of it (pyperf sqlglot_normalize: runs 1-3 at x1.045 / 1.047 /
+    1.027 of the later level made one block, not a warm-up). Later runs at the warm-up's level, as rare as slow
+    outliers must be and never ``min_block`` in a row, are such outliers: 2 warm-up runs and one later spike at
+    their level are 3 runs of 20 at one level, which read "bimodal" (benchmarks/step_null_short.py power)."""
+    none = (0, -1, np.zeros(0, np.int64))
     n = x.size
     limit = max(g.min_block, min(int(0.1 * n), 10))
     ok_idx = (labels >= 0).nonzero()[0]
     if ok_idx.size == 0:
-        return 0
+        return none
     lab = labels.tolist()  # (the scan on Python ints: ~0.3 us a run less than on numpy scalars)
     first = lab[ok_idx[0]]
     L = 0
@@ -1161,18 +1173,34 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     if L == n or rest.size == 0:  # one band throughout: leading outliers only
         L = int(ok_idx[0])
         rest = labels[L:][labels[L:] >= 0]
-    if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block or (rest != rest[0]).any():
-        return 0  # (half the runs slower first is a step, not a warm-up)
-    # trailing outliers of the leading stretch that sit at the later band's level are not warm-up
-    ref = levels[int(rest[0])]
-    while L > 0 and x[L - 1] - ref < math.log(g.min_ratio) and labels[L - 1] < 0:
+    if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block:
+        return none  # (half the runs slower first is a step, not a warm-up)
+    later = int(rest[0])
+    visits = L + np.flatnonzero(labels[L:] == first) if first != later else np.zeros(0, np.int64)
+    if np.any((rest != later) & (rest != first)) or (visits.size and _longest_stretch(visits) >= g.min_block):
+        return none
+    # trailing runs of the leading stretch that sit near the later band's level are not warm-up
+    ref = levels[later]
+    lead = L
+    while L > 0 and x[L - 1] - ref < math.log(g.min_ratio):
         L -= 1
     if L < 1 or not (x[:L] - ref >= math.log(g.min_ratio)).all():
-        return 0
+        return none
+    if any(k >= 0 and not (labels[:L] == k).any() for k in labels[L:lead]):
+        return none  # (the warm-up would leave a band of its own stretch without a run)
+    if visits.size and not (x[visits] - ref >= math.log(g.min_ratio)).all():
+        return none
     # the first runs are special only if slow runs are rare later on: fewer than the warm-up runs,
     # or than min_share of the later runs
-    later_slow = np.count_nonzero((labels[L:] < 0) & (x[L:] - ref >= math.log(g.min_ratio)))
-    return L if later_slow < max(L, g.min_share * (n - L)) else 0
+    later_slow = np.count_nonzero((labels[L:] < 0) & (x[L:] - ref >= math.log(g.min_ratio))) + visits.size
+    return (L, later, visits) if later_slow < max(L, g.min_share * (n - L)) else none
+
+
+def _longest_stretch(idx: np.ndarray) -> int:
+    """Longest run of consecutive positions in the sorted positions ``idx``."""
+    breaks = np.flatnonzero(np.diff(idx) != 1)
+    edges = np.concatenate(([-1], breaks, [idx.size - 1]))
+    return int(np.max(np.diff(edges)))
 
 
 def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification:
@@ -1195,10 +1223,21 @@ def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification
             verdict = "step"
         else:
             verdict = "episode"
-    if verdict in ("stable", "step", "outliers"):
-        warm = _warmup_runs(x, labels, levels, g)
+    if verdict in ("stable", "step", "outliers", "bimodal"):
+        warm, later, visits = _warmup_runs(x, labels, levels, g)
         if warm:
             verdict = "warmup"
+            episodes = []
+            tail = np.flatnonzero(labels[warm:] >= 0)
+            end = warm + int(tail[np.argmax(labels[warm + tail] == later)]) if tail.size else warm
+            if end > warm or visits.size:
+                # the warm-up block's runs after the warm-up are the later band's; its later visits, outliers
+                labels = labels.copy()
+                labels[warm:end][labels[warm:end] >= 0] = later
+                labels[visits] = -1
+                levels = np.array([mean(x[labels == k]) if (labels == k).any() else levels[k]
+                                   for k in range(len(levels))])
+                blocks = _blocks(labels)
     outl = tuple(int(i) for i in (labels < 0).nonzero()[0] if i >= warm)
     if verdict == "stable":
         trend = _trend(x, labels, g, noise, test_scale, n_params=1)
