@@ -275,15 +275,19 @@ def robust_sd(r: np.ndarray) -> float:
 
 def _mad_list(v: list) -> float | None:
     """:func:`robust_sd`'s 1.4826 x MAD of the finite floats ``v`` on a list (the same middle values and the same
-    operations as on the array: bit-equal), when it is its answer (MAD > 0, under :data:`TIED_SHARE` of the values
-    at the median); None otherwise (a NaN or an infinity, or quantised residuals: the array path decides)."""
+    operations as on the array: bit-equal), when it is its answer (MAD > 0, under a quarter of the values at the
+    median and not quantised); None otherwise (a NaN or an infinity, or quantised residuals: the array path
+    decides)."""
     total = sum(v)
     if total - total != 0.0:  # (NaN or +-inf among them)
         return None
     n = len(v)
     med = median_list(v)
     mad = _MAD * median_list([abs(x - med) for x in v])
-    if mad > 0 and v.count(med) < TIED_SHARE * n:
+    tied = v.count(med)
+    # (robust_sd's test, on the list: quantised only with TIED_SHARE tied at the median and at most half the
+    # values distinct - a set counts -0.0 and 0.0 as one value, as robust.distinct does)
+    if mad > 0 and tied < 0.25 * n and (tied < TIED_SHARE * n or len(set(v)) > n // 2):
         return mad
     return None
 
