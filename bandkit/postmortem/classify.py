@@ -14,7 +14,8 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
 2. **Far runs**: farther than ``far = max(c sigma, log min_ratio)`` from the level around them,
    ``c`` the two-sided Student-t quantile (n - 1 degrees of freedom) that ``outlier_alpha`` (1 %) of
    Gaussian series exceed once in ``n`` runs (4.2 sd at 20 runs, 4.9 at 10,000). The level around
-   a run is first a running median of 7 runs, then the level of the segment around it (step 3),
+   a run is first a running median of 7 runs (the last 2 runs: of the last 5), then the level of the segment
+   around it (step 3),
    alternating until the far runs settle. ``min_block`` (3) or more consecutive far runs on one
    side whose median distance is at least 0.6 of the largest are an **excursion** (a level held);
    a shock fading away in AR(1) noise (d, rho d, rho^2 d) is not.
