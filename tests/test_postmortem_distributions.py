@@ -7,7 +7,7 @@ import pytest
 from scipy import ndimage, special
 
 from bandkit.postmortem import distributions as D
-from bandkit.postmortem.classify import local_level, one_level_spread, outlier_sigmas
+from bandkit.postmortem.classify import END_WIDTH, local_level, one_level_spread, outlier_sigmas
 from tick_reference import detect_tick_plain
 
 
@@ -44,7 +44,8 @@ def test_chi2_isf_matches_chdtri():
 
 
 def test_local_level_equals_the_median_filter_version():
-    """local_level by numpy windows is bit-equal to scipy.ndimage.median_filter's (the old code)."""
+    """local_level by numpy windows is bit-equal to scipy.ndimage.median_filter's (the old code), the last runs'
+    level from the last END_WIDTH runs."""
     def old(x, width=7):
         n = x.size
         w = min(width, n)
@@ -53,6 +54,9 @@ def test_local_level_equals_the_median_filter_version():
         if h:
             rm[:h] = np.median(x[:w])
             rm[n - h:] = np.median(x[n - w:])
+        e = min(END_WIDTH, n)
+        if e < w:  # (the last runs: the median of the last END_WIDTH)
+            rm[n - e // 2:] = np.median(x[n - e:])
         return rm
 
     rng = np.random.default_rng(1)
