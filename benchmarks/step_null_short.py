@@ -5,7 +5,7 @@ calibration of the run-sequence step / episode / trend / warm-up gates (issue 12
 
     python benchmarks/step_null_short.py [--reps 2000] [--jobs 2] [--only null|power]
     PYTHONPATH=/path/to/other/checkout python benchmarks/step_null_short.py   # the same for another bandkit
-    python benchmarks/step_null_short.py gate step|episode [--reps 20000] [--ns 10,20,...]   # the gate's tables
+    python benchmarks/step_null_short.py gate step|episode|lr [--reps 20000] [--ns 10,20,...]   # the gate's tables
 
 Null cells: i.i.d. Gaussian, Student t3 (scaled to unit variance), AR(1) with rho 0.3 and 0.5 (marginal sd as
 given), and Gaussian quantised to a clock tick of 1 % of the level (``tick`` passed to ``classify``), on the log run
@@ -17,7 +17,9 @@ intervals.
 ``gate``: the null of the statistic of ``classify.change_holds`` - its largest value over every place of a step
 (sides of >= 3 runs; the statistic at the best least-squares split) or of an episode (a stretch of >= 3 runs with
 runs on both sides), for Gaussian series (its 99 / 99.5 / 99.9 % quantiles: ``STEP_T999`` / ``EPISODE_T999``),
-and how often Student-t3 and AR(1) 0.3 series exceed the Gaussian 99 / 99.9 % quantiles.
+and how often Student-t3 and AR(1) 0.3 series exceed the Gaussian 99 / 99.9 % quantiles. ``gate lr``: the null
+quantiles of ``classify.step_lr`` (the AR(1) likelihood ratio of one mean shift) on AR(1) series of lag-1 0 / 0.3 /
+0.5 (``STEP_LR99``: the AR(1) 0.5 99 % quantile).
 """
 from __future__ import annotations
 
