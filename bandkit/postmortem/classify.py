@@ -1435,8 +1435,9 @@ def gate_outliers(c: Classification) -> Classification:
 def step_missed(c: Classification, back) -> Classification:
     """The step at the best least-squares split of the runs (sides of >= ``min_block`` runs), when ``c`` reads one
     level (stable or outliers, <= ``GATE_MAX_RUNS`` runs), two or more of the runs ``back`` (outlier runs that the
-    outlier gate put back into their band) sit on the shorter side of the split and beyond the other side's level
-    in the step's direction (the step's new level had been read as outlier runs), and the step passes the step
+    outlier gate put back into their band), most of those and at least half the runs of the shorter side of the
+    split, sit there beyond the other side's level in the step's direction (the step's new level had been read as
+    outlier runs), and the step passes the step
     gate (:func:`change_holds`: the statistic its quantiles were simulated for, the largest over every place);
     else ``c``. Called by :func:`gate_outliers`: x1.05 in the last 4 of 20 runs at 1 % noise - runs at +3.0 / +2.9 /
     +3.6 / +4.3 % after 16 within +-1.6 % - read "outliers" 19, 20, then "stable" once the ESD test put them back
@@ -1460,7 +1461,8 @@ def step_missed(c: Classification, back) -> Classification:
     side, other = (np.arange(kk, n), lo) if n - kk <= kk else (np.arange(kk), hi)
     sign = 1.0 if mean(x[side]) > other else -1.0
     on_side = set(side.tolist())
-    if sum(1 for i in back if i in on_side and sign * (x[i] - other) > 0) < 2:
+    hits = sum(1 for i in back if i in on_side and sign * (x[i] - other) > 0)
+    if hits < 2 or 2 * hits < side.size or 2 * hits <= len(back):
         return c
     labels = np.where(np.arange(n) >= kk, int(hi > lo), int(hi <= lo)).astype(np.int64)
     levels = np.array(sorted((lo, hi)))
