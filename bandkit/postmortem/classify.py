@@ -898,8 +898,8 @@ def change_holds(c: Classification) -> bool:
 #: around a fitted step hides AR(1) 0.5 noise - the fit takes its slow wander for the step and leaves residuals
 #: that look independent (median bias-corrected lag-1 0.0 in the AR(1) 0.5 series of 20 runs that read "step"), so
 #: the t-statistic alone let 1.5-3 % of such series read "step". The 99.5 % quantile (16.5) would bring them to
-#: ~1 % at 20-30 runs but cost x1.05 steps at 1 % noise in 20 runs 4-8 points of power, below the 90 % bar
-#: (RESULTS_calibration.md, "ar05": the frontier).
+#: ~1 % at 20-30 runs but cost x1.05 steps at 1 % noise on the last 4 of 20 runs ~4 points of power, below the 90 %
+#: bar (RESULTS_calibration.md, "ar05": the frontier).
 STEP_LR99 = 15.0
 #: The grid of lag-1 correlations over which :func:`step_lr` profiles the AR(1) likelihood.
 LR_RHOS = np.arange(0.0, 0.981, 0.02)
