@@ -5,7 +5,7 @@ calibration of the run-sequence step / episode / trend / warm-up gates (issue 12
 
     python benchmarks/step_null_short.py [--reps 2000] [--jobs 2] [--only null|power]
     PYTHONPATH=/path/to/other/checkout python benchmarks/step_null_short.py   # the same for another bandkit
-    python benchmarks/step_null_short.py gate step|episode [--reps 20000] [--ns 10,20,...]   # the gate's tables
+    python benchmarks/step_null_short.py gate step|episode|lr [--reps 20000] [--ns 10,20,...]   # the gate's tables
 
 Null cells: i.i.d. Gaussian, Student t3 (scaled to unit variance), AR(1) with rho 0.3 and 0.5 (marginal sd as
 given), and Gaussian quantised to a clock tick of 1 % of the level (``tick`` passed to ``classify``), on the log run
@@ -17,7 +17,9 @@ intervals.
 ``gate``: the null of the statistic of ``classify.change_holds`` - its largest value over every place of a step
 (sides of >= 3 runs; the statistic at the best least-squares split) or of an episode (a stretch of >= 3 runs with
 runs on both sides), for Gaussian series (its 99 / 99.5 / 99.9 % quantiles: ``STEP_T999`` / ``EPISODE_T999``),
-and how often Student-t3 and AR(1) 0.3 series exceed the Gaussian 99 / 99.9 % quantiles.
+and how often Student-t3 and AR(1) 0.3 series exceed the Gaussian 99 / 99.9 % quantiles. ``gate lr``: the null
+quantiles of ``classify.step_lr`` (the AR(1) likelihood ratio of one mean shift) on AR(1) series of lag-1 0 / 0.3 /
+0.5 (``STEP_LR99``: the AR(1) 0.5 99 % quantile).
 """
 from __future__ import annotations
 
@@ -179,15 +181,36 @@ def gate_tables(which: str, reps: int, ns: list[int]) -> None:
               f"| {np.quantile(a, 0.995):.2f} | {100 * np.mean(a5 > q[2]):.2f} % |", flush=True)
 
 
+def lr_tables(reps: int, ns: list[int]) -> None:
+    """The null of ``classify.step_lr`` (the AR(1) likelihood ratio of one mean shift) on AR(1) series of rho 0 /
+    0.3 / 0.5: its 99 / 99.5 / 99.9 % quantiles (the step gate's ``STEP_LR999``: the worst case over rho in [0, 0.5],
+    which is rho 0.5 - the statistic's null grows with rho)."""
+    from bandkit.postmortem.classify import step_lr
+
+    print("| runs | rho 0: q99 / q99.5 / q99.9 | rho 0.3 | rho 0.5 |\n|---|---|---|---|")
+    for n in ns:
+        rng = np.random.default_rng((n, 55))
+        row = []
+        for rho in (0.0, 0.3, 0.5):
+            r = reps if n <= 50 else reps // 2
+            X = np.stack([noise(rng, n, 1.0, f"ar{rho}") if rho else rng.standard_normal(n) for _ in range(r)])
+            q = np.quantile(np.concatenate([step_lr(X[i:i + 100]) for i in range(0, r, 100)]), [0.99, 0.995, 0.999])
+            row.append(" / ".join(f"{v:.2f}" for v in q))
+        print(f"| {n} | " + " | ".join(row) + " |", flush=True)
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["gate"]:
         gp = argparse.ArgumentParser(prog="step_null_short.py gate")
-        gp.add_argument("which", choices=("step", "episode"))
+        gp.add_argument("which", choices=("step", "episode", "lr"))
         gp.add_argument("--reps", type=int, default=20000)
         gp.add_argument("--ns", default="10,12,15,20,25,30,40,50,70,100,150,200")
         ga = gp.parse_args(argv[1:])
-        gate_tables(ga.which, ga.reps, [int(v) for v in ga.ns.split(",")])
+        if ga.which == "lr":
+            lr_tables(ga.reps, [int(v) for v in ga.ns.split(",")])
+        else:
+            gate_tables(ga.which, ga.reps, [int(v) for v in ga.ns.split(",")])
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=2000)

@@ -129,3 +129,69 @@ def test_an_outlier_run_is_no_persistence_of_the_noise():
     r[7], r[8], r[9] = 0.3, 3.0, 0.3
     keep = np.arange(20) != 8
     assert gate_rho(r, 1) > 0.15 and gate_rho(r, 1, keep) == 0.0
+
+
+def test_ar1_05_noise_rarely_reads_step():
+    """AR(1) 0.5 at 5 % sd, 600 series of 20 and 600 of 30 runs: main 9552275 read "step" on 16 + 14 of them, this
+    branch 8 + 6 (the bar, 1 %, would be 12): the residuals around the step the classifier fits to the noise's slow
+    wander look independent, and only the AR(1) likelihood ratio of the shift (classify.step_lr) sees that the
+    wander explains it as well."""
+    steps = _verdicts(20, 0.05, 600, 70, rho=0.5)["step"] + _verdicts(30, 0.05, 600, 130, rho=0.5)["step"]
+    assert steps <= 20, steps
+
+
+def test_step_lr_is_the_exact_ar1_likelihood_ratio():
+    """step_lr against the Gaussian likelihood written with the full AR(1) covariance, the same lag-1 grid."""
+    from bandkit.postmortem.classify import LR_RHOS, step_lr
+
+    def nll(x, d, rho):
+        i = np.arange(x.size)
+        r = rho ** np.abs(i[:, None] - i[None, :]) / (1 - rho * rho)
+        ri = np.linalg.inv(r)
+        e = x - d @ np.linalg.solve(d.T @ ri @ d, d.T @ ri @ x)
+        return x.size * np.log(e @ ri @ e / x.size) + np.linalg.slogdet(r)[1]
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(12)
+    x[8:] += 1.5
+    one = np.ones((12, 1))
+    f0 = min(nll(x, one, r) for r in LR_RHOS)
+    f1 = min(nll(x, np.column_stack([one[:, 0], np.arange(12) >= k]).astype(float), r)
+             for r in LR_RHOS for k in range(3, 10))
+    assert step_lr(x) == pytest.approx(f0 - f1, rel=1e-9)
+    assert np.allclose(step_lr(np.stack([x, x[::-1]])), [step_lr(x), step_lr(x[::-1])])
+
+
+def test_step_lr_critical_value_is_the_ar05_99_percent_quantile():
+    """STEP_LR99: exceeded by ~1 % of AR(1) 0.5 series (the worst lag-1 of the bar's range), ~0.1 % of independent ones."""
+    from bandkit.postmortem.classify import STEP_LR99, step_lr
+
+    rng = np.random.default_rng(99)
+    ar = step_lr(np.stack([_ar(rng, 25, 0.5) for _ in range(3000)]))
+    iid = step_lr(rng.standard_normal((3000, 25)))
+    assert 0.004 <= np.mean(ar >= STEP_LR99) <= 0.018
+    assert np.mean(iid >= STEP_LR99) <= 0.004
+
+
+def test_a_step_at_the_end_set_apart_as_outliers_is_a_step():
+    """x1.05 on the last 4 of 20 runs at 1 % noise (seeded draw, % from the first run's level): the classifier set
+    runs 19-20 apart as outliers, the outlier gate put them back and main 9552275 read "stable" (5 % of such
+    series); the best split passes the step gate: "step" at run 17."""
+    z = np.array([0.1, 0.6, -0.3, -0.3, -0.1, 0.6, -0.5, -1.4, -1.1, -0.8, -0.3, 1.6, -0.3, 0.4, -1.4, 0.2,
+                  3.0, 2.9, 3.6, 4.3])
+    c = classify(np.exp(z / 100))
+    assert c.verdict == "step" and [b[1] for b in c.blocks] == [0, 16] and c.outliers == ()
+
+
+def test_x105_in_the_last_4_runs_at_1_percent_noise_is_found_in_90_percent():
+    """x1.05 on the last 4 of 50 / 20 / 30 runs at 1 % sd, 300 series each: main 9552275 258 / 263 / 273 (88.2 %),
+    this branch 265 / 264 / 282 (90.1 %): a step whose new level the classifier set apart as outlier runs is
+    tested as the step it is (classify.step_missed), which more than pays for the AR(1) likelihood-ratio check."""
+    hits = 0
+    for n, seed in ((50, 12), (20, 13), (30, 14)):
+        rng = np.random.default_rng(seed)
+        for _ in range(300):
+            x = 0.01 * rng.standard_normal(n)
+            x[n - 4:] += np.log(1.05)
+            hits += classify(np.exp(x)).verdict == "step"
+    assert hits >= 805, hits
