@@ -65,7 +65,8 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    into a staircase). Leading runs (at most max(3, min(10 %, 10))) slower by ``min_ratio`` than the
    one band that holds every later run, with slow outliers rare later on, are a ``warmup`` (the last runs of
    that stretch under ``min_ratio`` end it; later runs at the warm-up's level, as rare and never ``min_block``
-   in a row, are slow outliers, not a second level: :func:`_warmup_runs`).
+   in a row, are slow outliers, not a second level; a band run beside leading outliers that is 2 sds and
+   ``min_ratio`` slow is a warm-up run too: :func:`_warmup_runs`).
 6. **The step / episode gate** (:func:`change_holds`, sequences of up to ``GATE_MAX_RUNS`` (200) runs): a
    ``step`` or ``episode`` stands only when one of its changes is larger than one level of noise makes in
    0.1 % of series, judged with the spread inside the levels it reports (every run, outliers against the level
@@ -111,6 +112,11 @@ NOT_CLASSIFIED = ("no_runs", "too_few_runs")
 
 #: Width (runs) of the running median that outlier candidates are measured from.
 LOCAL_WIDTH = 7
+#: A band run among or right after leading outlier runs joins their warm-up when it is this many run-to-run sds (and
+#: ``min_ratio``) slower than the band (:func:`_warmup_runs`): with ``min_ratio`` alone, at 5-10 % noise a run
+#: 0.3-0.6 sd slow joined a far first run (a one-run spike at run 1 or 2 of outlier_null.py's power read "warm-up").
+WARMUP_JOIN_SIGMAS = 2.0
+
 #: Width (runs) of the window whose median is the level of the last ``END_WIDTH // 2`` runs (``2 min_block - 1``).
 END_WIDTH = 5
 
@@ -1213,7 +1219,8 @@ def collapse_blocks(blocks: list[tuple[int, int, int]], drop: list[int]) -> list
     return out
 
 
-def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates) -> tuple[int, int, np.ndarray]:
+def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates,
+                 sigma: float = 0.0) -> tuple[int, int, np.ndarray]:
     """(number of leading runs - outliers or the first block of a band - before one band that holds
     every later non-outlier run, when they are at most ``max(min_block, min(10 %, 10))``, all
     slower than that band by ``min_ratio``, while slow outlier runs are rare after them (fewer than
@@ -1222,7 +1229,11 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     slower are the end of the warm-up, not part of it (pyperf sqlglot_normalize: runs 1-3 at x1.045 / 1.047 /
     1.027 of the later level made one block, not a warm-up). Later runs at the warm-up's level, as rare as slow
     outliers must be and never ``min_block`` in a row, are such outliers: 2 warm-up runs and one later spike at
-    their level are 3 runs of 20 at one level, which read "bimodal" (benchmarks/step_null_short.py power)."""
+    their level are 3 runs of 20 at one level, which read "bimodal" (benchmarks/step_null_short.py power). When
+    every non-outlier run is in one band, the leading stretch is the leading outlier runs and the band's runs among
+    or right after them that are slower than it by ``min_ratio`` and :data:`WARMUP_JOIN_SIGMAS` ``sigma``: a
+    warm-up's runs on both sides of ``far`` (one an outlier, one in the band) are one warm-up, and a later spike no
+    longer outnumbers it (benchmarks/warmup_spike.py)."""
     none = (0, -1, np.zeros(0, np.int64))
     n = x.size
     limit = max(g.min_block, min(int(0.1 * n), 10))
@@ -1237,6 +1248,14 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     rest = labels[L:][labels[L:] >= 0]
     if L == n or rest.size == 0:  # one band throughout: leading outliers only
         L = int(ok_idx[0])
+        # ... and the band's runs among or right after them that are slower than the band by min_ratio and
+        # WARMUP_JOIN_SIGMAS run-to-run sds: a warm-up whose slow runs straddle `far` (x1.06 then x1.04 at 1 % noise:
+        # the first an outlier, the second in the band), lest a later spike outnumber the one outlier run
+        ref, bar, j = levels[first], max(math.log(g.min_ratio), WARMUP_JOIN_SIGMAS * sigma), 0
+        while j < limit and (lab[j] < 0 or x[j] - ref >= bar):
+            j += 1
+        if j > L and any(k < 0 for k in lab[:j]):
+            L = j
         rest = labels[L:][labels[L:] >= 0]
     if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block:
         return none  # (half the runs slower first is a step, not a warm-up)
@@ -1289,17 +1308,20 @@ def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification
         else:
             verdict = "episode"
     if verdict in ("stable", "step", "outliers", "bimodal"):
-        warm, later, visits = _warmup_runs(x, labels, levels, g)
+        warm, later, visits = _warmup_runs(x, labels, levels, g, noise.sigma if noise is not None else 0.0)
         if warm:
             verdict = "warmup"
             episodes = []
             tail = np.flatnonzero(labels[warm:] >= 0)
             end = warm + int(tail[np.argmax(labels[warm + tail] == later)]) if tail.size else warm
-            if end > warm or visits.size:
-                # the warm-up block's runs after the warm-up are the later band's; its later visits, outliers
+            inside = np.flatnonzero(labels[:warm] == later)
+            if end > warm or visits.size or inside.size:
+                # the warm-up block's runs after the warm-up are the later band's; its later visits, outliers; the
+                # later band's runs inside the warm-up (slower by min_ratio, beside a far one), warm-up runs
                 labels = labels.copy()
                 labels[warm:end][labels[warm:end] >= 0] = later
                 labels[visits] = -1
+                labels[inside] = -1
                 levels = np.array([mean(x[labels == k]) if (labels == k).any() else levels[k]
                                    for k in range(len(levels))])
                 blocks = _blocks(labels)
