@@ -71,12 +71,13 @@ def _nn_zero_series(n: int, sd: float, seed: int, count: int) -> list[np.ndarray
 def test_one_tick_of_noise_with_a_zero_neighbour_scale_keeps_its_noise():
     """Noise of one tick over 300 runs where the neighbour scale is 0: that cap held the noise at the floor (half a
     tick, 0.5 % here) and 7 % of all such series had outlier runs (main: 17 of these 20); the cap is now the smaller
-    of the residuals' MAD interpolated in its grid cell and the one-sided tick scale, 0.7-1.1 tick here."""
+    of the residuals' MAD interpolated in its grid cell and the one-sided tick scale, with the rounding to the tick in
+    quadrature: 0.77-1.15 tick here."""
     series = _nn_zero_series(300, 0.01, 11, 20)
     hits = 0
     for v in series:
         c = classify(v, tick=detect_tick(v))
-        assert c.noise.sigma > 0.0065
+        assert c.noise.sigma > 0.007
         hits += bool(c.outliers)
     assert hits <= 1
 
@@ -89,3 +90,10 @@ def test_sub_tick_noise_beside_a_minority_level_2_ticks_away_stays_two_levels():
     v = np.array([100, 96, 100, 102, 100, 100, 96, 96, 98, 102, 98, 98, 100, 94, 102, 94, 94, 100, 100, 96, 94, 98, 100,
                   100, 100, 100, 94.0])
     assert classify(v, tick=2.0).verdict == "bimodal"
+
+
+def test_noise_of_0_8_tick_over_1000_runs_rarely_has_outlier_runs():
+    """Sub-tick noise (0.8 tick): the neighbour scale is 0 on most series, which held the noise at the floor, half a
+    tick (main: 18 of these 40; 50 % of the series of 1,000 runs had outlier runs, 89 % at 3,000 runs;
+    benchmarks/RESULTS_calibration.md, branch tick1)."""
+    assert _with_outliers(1000, 0.008, 5, 40) <= 3

@@ -129,8 +129,8 @@ def neighbour_scale(x: np.ndarray) -> float:
     about half the runs have a neighbour on their own tick and this median can be 0; interpolated in its grid
     cell it stopped capping the noise of sub-tick series whose runs sit on one tick but for a minority level,
     where the residual scale is inflated by that level: two-level power lost 11 of 2,400 cases. So it stays as it
-    is, and :func:`estimate_noise` takes a 0 here as "a tick or less" and caps with the grouped MAD of the
-    residuals instead - benchmarks/RESULTS_calibration.md, branch tick1.)"""
+    is, and :func:`estimate_noise` takes a 0 here as "a tick or less" and caps with scales that a minority level
+    does not inflate - benchmarks/RESULTS_calibration.md, branch tick1.)"""
     if x.size < 3:
         return math.inf
     d = np.minimum(np.abs(x[1:-1] - x[:-2]), np.abs(x[1:-1] - x[2:]))
@@ -462,7 +462,14 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
             # says only that the noise is about a tick or less; the cap is then what a minority level does not
             # inflate - the smaller of the residuals' MAD interpolated in its grid cell and the one-sided tick scale
             # of the runs (noise of one tick: ~1 tick; sub-tick noise beside a minority level: the floor as before)
-            cap = NEIGHBOUR_CAP * nn if nn > 0 else min(_grouped_mad(resid), _one_sided_tick_sd(xc, tick_rel))
+            # (plus the rounding to the tick, tick / sqrt(12), in quadrature: both estimate the noise before it, and a
+            # run k ticks away may be k - 1/2 ticks away: noise of 0.7 tick over 3,000 runs, estimated at 0.64-0.73
+            # tick, put runs 3 ticks away beyond `far`)
+            if nn > 0:
+                cap = NEIGHBOUR_CAP * nn
+            else:
+                tied_sd = min(_grouped_mad(resid), _one_sided_tick_sd(xc, tick_rel))
+                cap = math.hypot(tied_sd, (tick_rel or 0.0) / math.sqrt(12.0))
         sigma = max(min(sigma_r, cap), floor)
         s_new = sigma * long_run_factor(rho)
         if math.isclose(s_new, s, rel_tol=1e-3):
