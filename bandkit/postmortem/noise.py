@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -125,15 +126,30 @@ def neighbour_scale(x: np.ndarray) -> float:
     Gaussian-consistent): runs that switch between levels mostly have a neighbour at their own
     level, so - unlike residuals from a segmentation that cannot follow short blocks - this scale
     stays at the noise when a series alternates between two levels. (On a clock tick with noise of one tick,
-    about half the runs have a neighbour on their own tick and this median can be 0, which caps the noise at
-    the floor, half a tick: 7-10 % of Gaussian series of 300 runs at one tick have "outlier runs". Interpolated
-    in its grid cell it stops capping the noise of sub-tick series whose runs sit on one tick but for a
-    minority level, where the residual scale is inflated by that level: two-level power lost 11 of 2,400 cases,
-    benchmarks/RESULTS_calibration.md, stop 29. Left as it is.)"""
+    about half the runs have a neighbour on their own tick and this median can be 0; interpolated in its grid
+    cell it stopped capping the noise of sub-tick series whose runs sit on one tick but for a minority level,
+    where the residual scale is inflated by that level: two-level power lost 11 of 2,400 cases. So it stays as it
+    is, and :func:`estimate_noise` takes a 0 here as "a tick or less" and caps with scales that a minority level
+    does not inflate - benchmarks/RESULTS_calibration.md, branch tick1.)"""
     if x.size < 3:
         return math.inf
     d = np.minimum(np.abs(x[1:-1] - x[:-2]), np.abs(x[1:-1] - x[2:]))
     return float(median(d)) / _NN_MEDIAN
+
+
+def _one_sided_tick_sd(r: np.ndarray, tick_rel: float | None) -> float:
+    """Gaussian sd of values ``r`` on a clock tick of ``tick_rel`` (centred on their median) from the share ``q`` of
+    them more than half a tick above it or below it, whichever side holds fewer: ``tick_rel / 2 / z(1 - q)``. A
+    minority level sits on one side only (sub-tick noise beside a level 2-3 ticks away: ~1 tick from both sides
+    pooled, under half a tick from the other side); 0 without a tick or with no value off the median's tick on a
+    side."""
+    if not tick_rel or r.size < 4:
+        return 0.0
+    half = 0.5 * tick_rel
+    q = min(np.count_nonzero(r > half), np.count_nonzero(r < -half)) / r.size
+    if q <= 0.0:
+        return 0.0
+    return half / NormalDist().inv_cdf(1.0 - q) if q < 0.5 else math.inf
 
 
 def _grouped_mad(r: np.ndarray) -> float:
@@ -435,13 +451,26 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
     if mix is not None:
         nn = min(nn, mix / NEIGHBOUR_CAP)
     for _ in range(n_iter):
-        if lists is not None and s > 0:
+        if lists is not None and s > 0 and nn > 0:
             sigma_r, rho = _iterate_lists(*lists, s, penalty)
+            cap = NEIGHBOUR_CAP * nn
         else:
             cps = fpop(xc / s, penalty, 2)
             resid = x - segment_medians(x, cps)
             sigma_r, rho = robust_sd(resid), lag1(resid)
-        sigma = max(min(sigma_r, NEIGHBOUR_CAP * nn), floor)
+            # half the runs or more on their neighbour's tick (values on a clock tick): the neighbour scale is 0 and
+            # says only that the noise is about a tick or less; the cap is then what a minority level does not
+            # inflate - the smaller of the residuals' MAD interpolated in its grid cell and the one-sided tick scale
+            # of the runs (noise of one tick: ~1 tick; sub-tick noise beside a minority level: the floor as before)
+            # (plus the rounding to the tick, tick / sqrt(12), in quadrature: both estimate the noise before it, and a
+            # run k ticks away may be k - 1/2 ticks away: noise of 0.7 tick over 3,000 runs, estimated at 0.64-0.73
+            # tick, put runs 3 ticks away beyond `far`)
+            if nn > 0:
+                cap = NEIGHBOUR_CAP * nn
+            else:
+                tied_sd = min(_grouped_mad(resid), _one_sided_tick_sd(xc, tick_rel))
+                cap = math.hypot(tied_sd, (tick_rel or 0.0) / math.sqrt(12.0))
+        sigma = max(min(sigma_r, cap), floor)
         s_new = sigma * long_run_factor(rho)
         if math.isclose(s_new, s, rel_tol=1e-3):
             s = s_new
