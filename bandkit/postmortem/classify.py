@@ -1391,18 +1391,28 @@ def _trend(x: np.ndarray, labels: np.ndarray, g: Gates, noise: RunNoise, scale: 
     return out
 
 
-def _one_step_sse(y: np.ndarray, min_side: int) -> float:
-    """Smallest sum of squared residuals of ``y`` about two means, one before and one after a split with
-    ``min_side`` values or more on each side (the sum about one mean when ``y`` is too short to split)."""
+def _time_split(y: np.ndarray, min_side: int) -> tuple[float, int, float]:
+    """The best least-squares split of ``y`` in run order into two means, ``min_side`` values or more on each side:
+    (sum of squares about one mean, size of the first side, the sum of squares the split removes); (total, 0, 0.0)
+    when ``y`` is too short to split."""
     m = y.size
     yc = y - mean(y)
     total = float(np.dot(yc, yc))
     if m < 2 * min_side:
-        return total
+        return total, 0, 0.0
     c = np.cumsum(yc)[min_side - 1:m - min_side]
     k = np.arange(min_side, m - min_side + 1, dtype=np.float64)
     # SSE of a split after k values = total - S_k^2 / k - S_k^2 / (m - k) (S_k: sum of the first k centred values)
-    return max(total - float((c * c * (m / (k * (m - k)))).max()), 0.0)
+    gain = c * c * (m / (k * (m - k)))
+    j = int(gain.argmax())
+    return total, min_side + j, float(gain[j])
+
+
+def _one_step_sse(y: np.ndarray, min_side: int) -> float:
+    """Smallest sum of squared residuals of ``y`` about two means, one before and one after a split with
+    ``min_side`` values or more on each side (the sum about one mean when ``y`` is too short to split)."""
+    total, _, gain = _time_split(y, min_side)
+    return max(total - gain, 0.0)
 
 
 def block_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray, scale: float) -> tuple[float, float, float]:
@@ -1524,11 +1534,7 @@ def step_missed(c: Classification, back) -> Classification:
     mb = g.min_block
     if n < 2 * mb or len(back) < 2:
         return c
-    xc = x - mean(x)
-    cs = np.cumsum(xc)[mb - 1:n - mb]
-    k = np.arange(mb, n - mb + 1)
-    j = int(np.argmax(cs * cs / (k * (n - k))))
-    kk = int(k[j])
+    kk = _time_split(x, mb)[1]
     lo, hi = mean(x[:kk]), mean(x[kk:])
     side, other = (np.arange(kk, n), lo) if n - kk <= kk else (np.arange(kk), hi)
     sign = 1.0 if mean(x[side]) > other else -1.0
