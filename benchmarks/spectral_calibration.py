@@ -153,7 +153,7 @@ def _bump_case(s: int, rng, fs: float, kind: str, level_db: float, dur: float):
     s_noise = float(np.mean(sp.psd[max(i - 10, 1): i + 11]))
     scale = float(np.sqrt(10 ** (level_db / 10) * s_noise / pb[i]))
     return cf, sp, {"fs": fs, "kind": kind, "level_db": level_db, "duration": dur, "f_c": f_c, "width": width,
-                    "peak_hz": float(i * sp.fs / sp.nperseg)}, shape * scale
+                    "width_bins": width / r, "peak_hz": float(i * sp.fs / sp.nperseg)}, shape * scale
 
 
 def null_bumps(n: int, seed: int, durations=DURATIONS):
@@ -276,7 +276,10 @@ def main(argv=None) -> int:
               f"on the bump {_rate(sum(r['bump_alarm'] for r in rows), len(rows))}; "
               f"traces with a listed line on the bump {sum(r['listed_on_bump'] > 0 for r in rows)}; "
               f"transients reported {sum(r['transients'] for r in rows)}")
+        for r in rows:
+            r["broad"] = "broad (>= 2 bins)" if r["width_bins"] >= 2 else "narrow (< 2 bins)"
         groups = [(f"{k:10s}", "kind", k) for k in gen.BUMP_KINDS] + [(f"bump {v:4.0f} dB", "level_db", v) for v in BUMP_DB]
+        groups += [(v, "broad", v) for v in ("broad (>= 2 bins)", "narrow (< 2 bins)")]
         for label, key, v in groups:
             sel = [r for r in rows if r[key] == v]
             print(f"  {label}: alarms {_rate(sum(r['alarm'] for r in sel), len(sel)):18s} on the bump "
@@ -284,7 +287,7 @@ def main(argv=None) -> int:
         for r in rows:
             if r["bump_alarm"]:
                 print(f"    bump alarm seed {r['seed']} {r['kind']} {r['level_db']:g} dB at {r['f_c']:.2f} Hz, width "
-                      f"{r['width']:.3g} Hz ({r['fs']:g} Hz, {r['duration']:g} s)")
+                      f"{r['width']:.3g} Hz = {r['width_bins']:.2g} bins ({r['fs']:g} Hz, {r['duration']:g} s)")
     if a.bump_power:
         t0 = time.perf_counter()
         rows = power_bumps(a.bump_power, a.seed, durs)
@@ -298,6 +301,10 @@ def main(argv=None) -> int:
         for kind in gen.BUMP_KINDS:
             sel = [r for r in ge10 if r["kind"] == kind]
             print(f"    {kind:10s} >= 10 dB: hit {_rate(sum(r['hit'] for r in sel), len(sel))}")
+        for lo, hi, name in ((2.0, np.inf, "broad (>= 2 bins)"), (0.0, 2.0, "narrow (< 2 bins)")):
+            sel = [r for r in rows if lo <= r["width_bins"] < hi]
+            print(f"    {name}: hit at 6/8 dB {_rate(sum(r['hit'] for r in sel if r['snr_db'] < 10), sum(r['snr_db'] < 10 for r in sel))}"
+                  f", >= 10 dB {_rate(sum(r['hit'] for r in sel if r['snr_db'] >= 10), sum(r['snr_db'] >= 10 for r in sel))}")
         for r in ge10:
             if not r["hit"]:
                 print(f"    missed {r['snr_db']:g} dB at {r['f']:.2f} Hz on a {r['kind']} bump of {r['level_db']:g} dB "

@@ -51,7 +51,7 @@ from .welch import hann
 GATE_P = 0.01
 #: Share of the observed mean excess a steady line must keep in every segment (room for selection bias
 #: and modest amplitude modulation).
-ALLOWANCE = 1.0
+ALLOWANCE = 0.75
 #: A line whose local floor is unsteady (its p-value with the local ν exceeds the trace's α) fails
 #: when its own time structure does not vouch for it either: steady p-value below this.
 FLOOR_STEADY_P = 0.1
