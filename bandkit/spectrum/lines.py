@@ -12,7 +12,7 @@ from ..errors import InvalidValueError
 from .combs import Comb, find_combs, fundamental_evidence, label_peaks
 from .floor import Calibration
 from .peaks import Peak, find_peaks, spectrum_calibration
-from .persistence import gate_lone_lines
+from .persistence import SegmentSpectra, gate_lone_lines
 from .psd import Spectrum, compute_spectrum, regrid
 
 
@@ -91,10 +91,11 @@ def analyze_spectrum(trace, *, min_snr_db: float = 6.0, alpha: float = 0.01, seg
     combs = find_combs(peaks, spec.fs, bin_hz=spec.resolution_hz, f_lo=f_lo)
     transients: list = []
     gated: set[float] = set()
+    segs = SegmentSpectra(g.x, spec)
     for _ in range(3 if persistence else 0):  # dropping lines can leave another line alone: gate it too
         lone = [c.members[0] for c in combs if len(c.members) == 1 and peaks[c.members[0]].freq_hz not in gated]
         gated.update(peaks[j].freq_hz for j in lone)
-        failed, tr = gate_lone_lines(g.x, spec, peaks, lone, cal)
+        failed, tr = gate_lone_lines(segs, spec, peaks, lone, cal)
         if not failed:
             break
         transients += tr

@@ -187,11 +187,26 @@ def local_dof(floors: np.ndarray, m: int, rho: float = 0.167) -> float:
     return 2.0 * float(np.sum(s)) ** 2 / (sq + 2.0 * rho ** 2 * cross)
 
 
-def gate_lone_lines(x: np.ndarray, spec, peaks, lone: list[int], cal=None) -> tuple[list[int], list[Transient]]:
+class SegmentSpectra:
+    """Each Welch segment's periodogram of one trace, computed on first use and kept (all bins: the
+    gate may run more than once on a trace; (segments × bins) floats, ≤ ~20 MB for the longest traces)."""
+
+    def __init__(self, x: np.ndarray, spec):
+        self.x, self.spec, self._p = x, spec, None
+
+    def at(self, bins: np.ndarray) -> np.ndarray:
+        if self._p is None:
+            self._p = segment_periodograms(self.x, self.spec.fs, self.spec.nperseg,
+                                           np.arange(len(self.spec.psd)))
+        return self._p[:, bins]
+
+
+def gate_lone_lines(x, spec, peaks, lone: list[int], cal=None) -> tuple[list[int], list[Transient]]:
     """Apply the gate to the lines ``lone`` (indices into ``peaks``) of ``spec`` (the Welch spectrum of
-    the grid ``x``; ``cal`` its :class:`~bandkit.spectrum.floor.Calibration`). Returns the indices that
-    fail and their :class:`Transient` records. Spectra of fewer than 4 segments are not gated (a median
-    of 3 says little)."""
+    the grid ``x``, an array or its :class:`SegmentSpectra`; ``cal`` its
+    :class:`~bandkit.spectrum.floor.Calibration`). Returns the indices that fail and their
+    :class:`Transient` records. Spectra of fewer than 4 segments are not gated (a median of 3 says
+    little)."""
     if not lone or spec.n_segments < 4:
         return [], []
     df = spec.resolution_hz
@@ -202,7 +217,8 @@ def gate_lone_lines(x: np.ndarray, spec, peaks, lone: list[int], cal=None) -> tu
         lo, hi = max(i - 1, 1), min(i + 2, n_bins - 1)
         centre[j] = lo + int(np.argmax(spec.psd[lo:hi]))  # the line's top bin
     need = np.unique(np.concatenate([np.r_[[centre[j]], _cells(centre[j], n_bins)] for j in lone]))
-    seg = segment_periodograms(x, spec.fs, spec.nperseg, need)
+    segs = x if isinstance(x, SegmentSpectra) else SegmentSpectra(x, spec)
+    seg = segs.at(need)
     pos = {int(b): c for c, b in enumerate(need)}
     step = (spec.nperseg - spec.nperseg // 2) / spec.fs
     seg_s = spec.nperseg / spec.fs
