@@ -54,6 +54,19 @@ def _lines(findings):
     return [f for f in findings if f.get("kind") == "spectral_line"]
 
 
+def _in_verdict(findings, ts, f: float, tol: float) -> bool:
+    """Does a ``spectral_line`` finding hold a line (its comb's members included) within ``tol`` of ``f``?"""
+    for fd in _lines(findings):
+        members = [fd.get("strongest_hz"), fd.get("alias_hz")]
+        if ts is not None and getattr(ts, "combs", None):
+            for c in ts.combs:
+                if abs(c.fundamental_hz - fd["alias_hz"]) < 1e-3:
+                    members += [ts.peaks[j].freq_hz for j in c.members]
+        if any(m is not None and abs(m - f) <= tol for m in members):
+            return True
+    return False
+
+
 def null_single(n: int, seed: int, durations=DURATIONS):
     rows = []
     for k in range(n):
@@ -113,17 +126,84 @@ def power(n: int, seed: int, durations=DURATIONS):
         ts = sec.result
         tol = max(2 * r, 0.5)
         listed = ts is not None and any(abs(q.freq_hz - f) <= tol for q in ts.peaks)
-        hit = False
-        for fd in _lines(sec.findings):
-            members = [fd.get("strongest_hz"), fd.get("alias_hz")]
-            if ts is not None and getattr(ts, "combs", None):
-                for c in ts.combs:
-                    if abs(c.fundamental_hz - fd["alias_hz"]) < 1e-3:
-                        members += [ts.peaks[j].freq_hz for j in c.members]
-            if any(m is not None and abs(m - f) <= tol for m in members):
-                hit = True
+        hit = _in_verdict(sec.findings, ts, f, tol)
         rows.append({"fs": fs, "duration": dur, "snr_db": snr_db, "f": f, "amp": amp, "listed": listed, "hit": hit,
                      "low": f < 20 * r})
+    return rows
+
+
+BUMP_DB = (6.0, 10.0, 15.0, 20.0)
+
+
+def _bump_case(s: int, rng, fs: float, kind: str, level_db: float, dur: float):
+    """One clean trace (seed ``s``) and a bump of ``kind`` standing ``level_db`` over the local floor,
+    centre and width drawn from ``rng``."""
+    cf = gen.CleanFtq(gen.draw_params(s, fs=fs, duration_s=dur))
+    twin = cf.trace()
+    sp = compute_spectrum(twin)
+    r = sp.resolution_hz
+    f_c = float(np.exp(rng.uniform(np.log(max(5.0, 40 * r)), np.log(0.4 * fs))))
+    width = float(np.exp(rng.uniform(np.log(0.5 * r), np.log(max(20.0, 2 * r)))))
+    n = len(cf.work)
+    shape = gen.bump(kind, n, fs, f_c, width, np.random.default_rng([s, 11]), on_share=float(rng.uniform(0.15, 0.4)))
+    # scale: the bump's highest Welch bin stands level_db over the twin's local mean PSD
+    from bandkit.spectrum.welch import welch as _welch
+    _, pb = _welch(shape, fs, sp.nperseg)
+    i = int(np.argmax(pb[1:])) + 1
+    s_noise = float(np.mean(sp.psd[max(i - 10, 1): i + 11]))
+    scale = float(np.sqrt(10 ** (level_db / 10) * s_noise / pb[i]))
+    return cf, sp, {"fs": fs, "kind": kind, "level_db": level_db, "duration": dur, "f_c": f_c, "width": width,
+                    "width_bins": width / r, "peak_hz": float(i * sp.fs / sp.nperseg)}, shape * scale
+
+
+def null_bumps(n: int, seed: int, durations=DURATIONS):
+    """Clean traces plus one noise bump (narrow-band noise, AR(2) resonance or a burst of band-limited
+    noise), no sinusoid: any ``spectral_line`` finding within the bump (± 3 widths + 2 bins) is a false
+    alarm on the bump ("bump alarm"); any finding at all is an alarm."""
+    rng = np.random.default_rng(seed + 7)
+    rows = []
+    for k in range(n):
+        s = seed * 100_000 + 60_000 + k
+        kinds = gen.BUMP_KINDS
+        cf, sp, d, extra = _bump_case(s, rng, RATES[(k // 3) % 2], kinds[k % 3], BUMP_DB[(k // 6) % len(BUMP_DB)],
+                                      durations[(k // (6 * len(BUMP_DB))) % len(durations)])
+        sec = spectrum_section(cf.trace(extra=extra), None)
+        lines = _lines(sec.findings)
+        ts = sec.result
+        near = 3 * d["width"] + 2 * sp.resolution_hz
+        on = [q.freq_hz for q in (ts.peaks if ts is not None else ()) if abs(q.freq_hz - d["f_c"]) <= near]
+        in_verdict = _in_verdict(sec.findings, ts, d["f_c"], near)
+        rows.append({**d, "seed": s, "alarm": bool(lines), "bump_alarm": in_verdict, "listed_on_bump": len(on),
+                     "transients": len(getattr(ts, "transients", ()) or ()) if ts is not None else 0})
+    return rows
+
+
+def power_bumps(n: int, seed: int, durations=DURATIONS):
+    """The bump traces plus a steady sinusoid on the bump (within ± one width of its centre, at least
+    5 bins from its top bin), SNR as in :func:`power` but over the local PSD of the twin *with* the
+    bump. A hit: a ``spectral_line`` finding holding a line within 2 bins of the sinusoid."""
+    rng = np.random.default_rng(seed + 8)
+    rows = []
+    for k in range(n):
+        s = seed * 100_000 + 70_000 + k
+        snr_db = SNRS_DB[k % len(SNRS_DB)]
+        kinds = gen.BUMP_KINDS
+        cf, sp, d, extra = _bump_case(s, rng, RATES[(k // 18) % 2], kinds[(k // 6) % 3],
+                                      BUMP_DB[int(rng.integers(len(BUMP_DB)))], durations[(k // 36) % len(durations)])
+        r = sp.resolution_hz
+        off = float(rng.uniform(-1, 1)) * d["width"]
+        off = off if abs(off) >= 5 * r else float(np.copysign(5 * r, off if off else 1.0))
+        f = min(max(d["peak_hz"] + off, 8 * r), 0.45 * d["fs"])
+        twin = cf.trace(extra=extra)
+        spb = compute_spectrum(twin)
+        i = int(round(f / r))
+        s_noise = float(np.mean(spb.psd[max(i - 10, 1): i + 11]))
+        amp = float(np.sqrt(2 * 10 ** (snr_db / 10) * 1.5 * d["fs"] / spb.nperseg * s_noise))
+        sec = spectrum_section(cf.trace(extra=extra, line=(f, amp, float(rng.uniform(0, 2 * np.pi)))), None)
+        ts = sec.result
+        hit = _in_verdict(sec.findings, ts, f, 2 * r)
+        listed = ts is not None and any(abs(q.freq_hz - f) <= 2 * r for q in ts.peaks)
+        rows.append({**d, "snr_db": snr_db, "f": f, "hit": hit, "listed": listed})
     return rows
 
 
@@ -136,6 +216,8 @@ def main(argv=None) -> int:
     ap.add_argument("--null", type=int, default=200, help="clean single traces")
     ap.add_argument("--pairs", type=int, default=100, help="clean pairs (10 kHz + 7777 Hz)")
     ap.add_argument("--power", type=int, default=240, help="traces with one injected line")
+    ap.add_argument("--bumps", type=int, default=0, help="clean traces with one noise bump (no sinusoid)")
+    ap.add_argument("--bump-power", type=int, default=0, help="bump traces with a steady sinusoid on the bump")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--durations", type=str, default=None, help="comma-separated trace lengths (s)")
     a = ap.parse_args(argv)
@@ -186,6 +268,47 @@ def main(argv=None) -> int:
             if not r["hit"]:
                 print(f"    missed {r['snr_db']:g} dB at {r['f']:.2f} Hz ({r['fs']:g} Hz, {r['duration']:g} s, "
                       f"amplitude {r['amp']:.2e}, listed {r['listed']})")
+    if a.bumps:
+        t0 = time.perf_counter()
+        rows = null_bumps(a.bumps, a.seed, durs)
+        print(f"null bumps: {len(rows)} traces with one noise bump, {time.perf_counter() - t0:.0f} s; "
+              f"'spectral line' alarms {_rate(sum(r['alarm'] for r in rows), len(rows))}, "
+              f"on the bump {_rate(sum(r['bump_alarm'] for r in rows), len(rows))}; "
+              f"traces with a listed line on the bump {sum(r['listed_on_bump'] > 0 for r in rows)}; "
+              f"transients reported {sum(r['transients'] for r in rows)}")
+        for r in rows:
+            r["broad"] = "broad (>= 2 bins)" if r["width_bins"] >= 2 else "narrow (< 2 bins)"
+        groups = [(f"{k:10s}", "kind", k) for k in gen.BUMP_KINDS] + [(f"bump {v:4.0f} dB", "level_db", v) for v in BUMP_DB]
+        groups += [(v, "broad", v) for v in ("broad (>= 2 bins)", "narrow (< 2 bins)")]
+        for label, key, v in groups:
+            sel = [r for r in rows if r[key] == v]
+            print(f"  {label}: alarms {_rate(sum(r['alarm'] for r in sel), len(sel)):18s} on the bump "
+                  f"{_rate(sum(r['bump_alarm'] for r in sel), len(sel))}")
+        for r in rows:
+            if r["bump_alarm"]:
+                print(f"    bump alarm seed {r['seed']} {r['kind']} {r['level_db']:g} dB at {r['f_c']:.2f} Hz, width "
+                      f"{r['width']:.3g} Hz = {r['width_bins']:.2g} bins ({r['fs']:g} Hz, {r['duration']:g} s)")
+    if a.bump_power:
+        t0 = time.perf_counter()
+        rows = power_bumps(a.bump_power, a.seed, durs)
+        print(f"bump power: {len(rows)} traces with a sinusoid on a noise bump, {time.perf_counter() - t0:.0f} s")
+        for snr in SNRS_DB:
+            sel = [r for r in rows if r["snr_db"] == snr]
+            print(f"  {snr:6.1f} dB: hit {_rate(sum(r['hit'] for r in sel), len(sel)):22s} listed "
+                  f"{_rate(sum(r['listed'] for r in sel), len(sel))}")
+        ge10 = [r for r in rows if r["snr_db"] >= 10]
+        print(f"  SNR >= 10 dB: hit {_rate(sum(r['hit'] for r in ge10), len(ge10))}")
+        for kind in gen.BUMP_KINDS:
+            sel = [r for r in ge10 if r["kind"] == kind]
+            print(f"    {kind:10s} >= 10 dB: hit {_rate(sum(r['hit'] for r in sel), len(sel))}")
+        for lo, hi, name in ((2.0, np.inf, "broad (>= 2 bins)"), (0.0, 2.0, "narrow (< 2 bins)")):
+            sel = [r for r in rows if lo <= r["width_bins"] < hi]
+            print(f"    {name}: hit at 6/8 dB {_rate(sum(r['hit'] for r in sel if r['snr_db'] < 10), sum(r['snr_db'] < 10 for r in sel))}"
+                  f", >= 10 dB {_rate(sum(r['hit'] for r in sel if r['snr_db'] >= 10), sum(r['snr_db'] >= 10 for r in sel))}")
+        for r in ge10:
+            if not r["hit"]:
+                print(f"    missed {r['snr_db']:g} dB at {r['f']:.2f} Hz on a {r['kind']} bump of {r['level_db']:g} dB "
+                      f"(width {r['width']:.3g} Hz; {r['fs']:g} Hz, {r['duration']:g} s; listed {r['listed']})")
     return 0
 
 

@@ -207,7 +207,7 @@ def _bands_figure(trace, series, res, per_run: bool) -> str:
 def spectrum_html(section, tr) -> str | None:
     """Spectrum of the work fraction with the detected lines marked, a table of the lines (most powerful
     first, with their comb) and one note per comb (an inferred fundamental says so)."""
-    from .text_interference import _comb_by_line, comb_cell, fmt_p, fundamental_note, pct
+    from .text_interference import _comb_by_line, comb_cell, fmt_p, fundamental_note, pct, transient_notes
 
     d = section.fields.get("spectrum")
     ts = section.result
@@ -241,6 +241,7 @@ def spectrum_html(section, tr) -> str | None:
                                 c.get("fundamental_p_value"))
         notes.append(f"comb every {fmt_num(c['fundamental_hz'], 6)} Hz: {c['lines']} lines, "
                      + (note if note else "fundamental seen") + f"; together {pct(c['rms'])} RMS of the work")
+    notes += [n.strip() for n in transient_notes(d, segments=d.get("segments"))]
     if notes:
         out.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
     return "".join(out)

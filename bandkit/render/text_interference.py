@@ -99,6 +99,32 @@ def render_spectrum(section, max_rows: int = 8) -> list[str]:
     for d in sp.get("drifts", []):
         out.append(f"  phase drift: {fmt_num(d['freq_hz'], 5)} Hz ≈ every {d['period_quanta']} quanta, drifting "
                    f"{fmt_num(d['measured_quanta_per_s'], 3)} quanta/s (one quantum every {fmt_num(d['sweep_s'], 3)} s)")
+    out += [f"  {t}" for t in transient_notes(sp, segments=sp.get("segments"))]
+    return out
+
+
+def transient_note(t: dict, segments: int | None = None) -> str:
+    """One peak that failed the persistence gate, in words: where its power is and why it is not a line."""
+    act = t.get("active_segments") or []
+    spans = ", ".join(f"{fmt_num(a, 3)}–{fmt_num(b, 3)} s" for a, b in (t.get("spans_s") or []))
+    n_seg = segments or len(t.get("segment_ratios") or [])
+    where = (f"{pct(t['active_share'])} of its excess in {spans} ({len(act)} of {n_seg} segments)" if act
+             else "no segment holds it")
+    if t.get("reason") == "unsteady floor":
+        why = (f"the floor there changes over time; with that floor's own ν ≈ {fmt_num(t['local_dof'], 3)} "
+               f"it is not significant, p = {fmt_p(t.get('local_p_value'))}")
+    else:
+        why = f"too little of it in most segments for a steady line, p = {fmt_p(t.get('steady_p'))}"
+    return (f"not a steady line: {fmt_num(t['freq_hz'], 5)} Hz ({t['snr_db']:.1f} dB over the whole trace; "
+            f"{where}; {why})")
+
+
+def transient_notes(sp: dict, segments: int | None = None, max_rows: int = 3) -> list[str]:
+    """Notes for the strongest ``max_rows`` transients of a spectrum dict (and how many more)."""
+    ts = sorted(sp.get("transients") or [], key=lambda t: -t["amplitude"])  # most powerful first, as lines
+    out = [transient_note(t, segments) for t in ts[:max_rows]]
+    if len(ts) > max_rows:
+        out.append(f"  … {len(ts) - max_rows} more peaks that are not steady lines (see the JSON report)")
     return out
 
 

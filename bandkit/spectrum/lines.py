@@ -12,6 +12,7 @@ from ..errors import InvalidValueError
 from .combs import Comb, find_combs, fundamental_evidence, label_peaks
 from .floor import Calibration
 from .peaks import Peak, find_peaks, spectrum_calibration
+from .persistence import SegmentSpectra, gate_lone_lines
 from .psd import Spectrum, compute_spectrum, regrid
 
 
@@ -28,6 +29,7 @@ class TraceSpectrum(DisplayMixin):
     x: np.ndarray | None = field(default=None, repr=False, compare=False)
     combs: tuple[Comb, ...] = ()
     calibration: Calibration | None = field(default=None, repr=False, compare=False)
+    transients: tuple = ()
 
     def peaks_by_power(self) -> list[Peak]:
         """The lines, most powerful (largest amplitude) first."""
@@ -46,6 +48,7 @@ class TraceSpectrum(DisplayMixin):
         d["peaks"] = [self.peaks[i].to_dict() for i in order]  # by power, strongest first
         d["combs"] = [c.to_dict(self.peaks) for c in self.combs]
         d["drifts"] = [x.to_dict() for x in self.drifts]
+        d["transients"] = [t.to_dict() for t in self.transients]  # lone peaks that failed the persistence gate
         cal = self.calibration
         if cal is not None:
             full = cal.floor.cells == cal.floor.cells.max()  # bins with a full window: one threshold
@@ -69,12 +72,14 @@ def _check_options(min_snr_db, alpha, max_peaks) -> None:
 
 
 def analyze_spectrum(trace, *, min_snr_db: float = 6.0, alpha: float = 0.01, segment_s: float | None = None,
-                     max_peaks: int = 150, drift: bool = True) -> TraceSpectrum:
+                     max_peaks: int = 150, drift: bool = True, persistence: bool = True) -> TraceSpectrum:
     """Spectrum, calibrated line list, harmonic combs and, with ``drift``, confirmed drifting sources
     of one trace. ``alpha``: family-wise false-alarm probability per trace (any line anywhere in a
     clean trace's spectrum); ``min_snr_db``: smallest line (peak PSD / floor) reported even when
-    significant. See :func:`compute_spectrum`, :func:`find_peaks`, :func:`find_combs`,
-    :func:`find_drifts`."""
+    significant; ``persistence``: a lone line (a comb of one) must be steady across the Welch
+    segments, else it is reported under ``transients`` instead of as a line
+    (:mod:`bandkit.spectrum.persistence`). See :func:`compute_spectrum`, :func:`find_peaks`,
+    :func:`find_combs`, :func:`find_drifts`."""
     from .drift import find_drifts
 
     _check_options(min_snr_db, alpha, max_peaks)
@@ -84,8 +89,21 @@ def analyze_spectrum(trace, *, min_snr_db: float = 6.0, alpha: float = 0.01, seg
     peaks = find_peaks(spec, min_snr_db=min_snr_db, max_peaks=max_peaks, calibration=cal, harmonics=False)
     f_lo = 2.5 * spec.resolution_hz
     combs = find_combs(peaks, spec.fs, bin_hz=spec.resolution_hz, f_lo=f_lo)
+    transients: list = []
+    gated: set[float] = set()
+    segs = SegmentSpectra(g.x, spec)
+    for _ in range(3 if persistence else 0):  # dropping lines can leave another line alone: gate it too
+        lone = [c.members[0] for c in combs if len(c.members) == 1 and peaks[c.members[0]].freq_hz not in gated]
+        gated.update(peaks[j].freq_hz for j in lone)
+        failed, tr = gate_lone_lines(segs, spec, peaks, lone, cal)
+        if not failed:
+            break
+        transients += tr
+        peaks = [p for j, p in enumerate(peaks) if j not in set(failed)]
+        combs = find_combs(peaks, spec.fs, bin_hz=spec.resolution_hz, f_lo=f_lo)
     combs = [c if c.fundamental_seen else fundamental_evidence(c, spec, cal) for c in combs]
-    ts = TraceSpectrum(spec, tuple(label_peaks(peaks, combs)), (), g.x, tuple(combs), cal)
+    transients.sort(key=lambda t: t.freq_hz)
+    ts = TraceSpectrum(spec, tuple(label_peaks(peaks, combs)), (), g.x, tuple(combs), cal, tuple(transients))
     if drift:
-        ts = TraceSpectrum(ts.spectrum, ts.peaks, tuple(find_drifts(trace, ts)), g.x, ts.combs, cal)
+        ts = TraceSpectrum(ts.spectrum, ts.peaks, tuple(find_drifts(trace, ts)), g.x, ts.combs, cal, ts.transients)
     return ts

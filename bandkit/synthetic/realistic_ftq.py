@@ -97,9 +97,14 @@ class CleanFtq:
         self.noise = rng.standard_normal(n) * p.noise
         self.full = float(max(p.levels))
 
-    def trace(self, line: tuple[float, float, float] | None = None, path: str | None = None) -> Trace:
+    def trace(self, line: tuple[float, float, float] | None = None, path: str | None = None,
+              extra: np.ndarray | None = None) -> Trace:
+        """``extra``: an additional loss of work per quantum (fraction of a full quantum's work, e.g.
+        :func:`bump`), applied like ``line``."""
         p = self.params
         work = self.work
+        if extra is not None:
+            work = work - np.asarray(extra, dtype=np.float64) * self.full
         if line is not None:
             f, amp, phase = line
             t = np.arange(len(work)) / p.fs
@@ -112,6 +117,48 @@ class CleanFtq:
                          kind="ftq", sampling_hz=float(p.fs), time_unit="s", value_unit="count",
                          header={"Frequency": float(p.fs)}, extra={"params": p.to_dict()})
         return Trace(df, meta)
+
+
+#: Kinds of :func:`bump`: broad or narrow spectral features that are noise, not sinusoids.
+BUMP_KINDS = ("narrowband", "ar2", "burst")
+
+
+def bump(kind: str, n: int, fs: float, f_c: float, width_hz: float, rng, on_share: float = 0.3) -> np.ndarray:
+    """Zero-mean, unit-RMS Gaussian noise whose spectrum is a bump at ``f_c`` Hz (no sinusoid).
+
+    ``narrowband``: white noise filtered by a Gaussian of standard deviation ``width_hz`` around
+    ``f_c`` (stationary); ``ar2``: an AR(2) resonance (poles at radius exp(-π·width/fs), angle
+    2π·f_c/fs: a Lorentzian of half-width ``width_hz``); ``burst``: the narrow-band noise switched on
+    for one stretch of ``on_share`` of the trace at a random place (smooth edges): band-limited
+    wander that comes and goes, like the 75-90 Hz bump of the quiet 7777 Hz recording."""
+    if kind == "ar2":
+        r = float(np.exp(-np.pi * width_hz / fs))
+        a1, a2 = 2 * r * np.cos(2 * np.pi * f_c / fs), -r * r
+        e = rng.standard_normal(n + 2000)
+        y = _ar2(e, a1, a2)[2000:]
+    else:
+        f = np.fft.rfftfreq(n, 1.0 / fs)
+        g = np.exp(-0.5 * ((f - f_c) / width_hz) ** 2)
+        y = np.fft.irfft(g * (rng.standard_normal(len(f)) + 1j * rng.standard_normal(len(f))), n)
+        if kind == "burst":
+            m = max(int(on_share * n), 2)
+            a = int(rng.integers(0, n - m + 1))
+            ramp = max(m // 10, 1)
+            env = np.zeros(n)
+            env[a:a + m] = 1.0
+            c = np.concatenate([[0.0], np.cumsum(env)])  # moving average of ``ramp`` points: smooth edges
+            lo = np.clip(np.arange(n) - ramp // 2, 0, n)
+            env = (c[np.minimum(lo + ramp, n)] - c[lo]) / ramp
+            y = y * env
+        elif kind != "narrowband":
+            raise ValueError(f"unknown bump kind {kind!r}")
+    y = y - y.mean()
+    return y / max(float(np.std(y)), 1e-300)
+
+
+def _ar2(e: np.ndarray, a1: float, a2: float) -> np.ndarray:
+    from scipy.signal import lfilter
+    return lfilter([1.0], [1.0, -a1, -a2], e)
 
 
 def clean_ftq(seed: int, **kw) -> Trace:
