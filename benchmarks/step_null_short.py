@@ -233,7 +233,7 @@ def ramp_tables(reps: int, ns: list[int]) -> None:
     for n in ns:
         row = []
         for k in (2, 3):
-            r = reps if k == 2 else (2 * reps // 5 if n <= 70 else reps // 5)
+            r = max(1, reps if k == 2 else (2 * reps // 5 if n <= 70 else reps // 5))
             if n < MIN_BLOCK * (k + 1):
                 row.append("-")
                 continue
