@@ -1,4 +1,5 @@
-"""A drift cut into a staircase of 2-3 changes is a trend (classify._ramp, RAMP_LR99); a real staircase stays a step."""
+"""A drift cut into a staircase of 2-3 changes is a trend (classify._ramp, RAMP_LR99); a real staircase stays a step,
+also through the AR(1) likelihood-ratio check of the step gate (classify.change_holds)."""
 import importlib
 import math
 
@@ -58,3 +59,28 @@ def test_ramp_lr_does_not_see_a_line():
     a = np.column_stack([np.ones(40), at, at >= 14, at >= 30]).astype(float)
     sse = [float(np.sum((y - b @ np.linalg.lstsq(b, y, rcond=None)[0]) ** 2)) for b in (a[:, :2], a)]
     assert abs(lr - 40 * math.log(sse[0] / sse[1])) < 1e-9
+
+
+# two x1.10 steps at 1 % noise (runs 0-5, 6-12, 13-19): main read "trend x1.26" - the step gate's one-shift AR(1)
+# likelihood ratio on the whole series (12.5) was under STEP_LR99, the runs became one level with a drift
+STAIRS20 = [1.008, 0.989, 1.007, 1.029, 1.011, 1.014, 1.109, 1.106, 1.109, 1.087, 1.088, 1.105, 1.11, 1.222, 1.229,
+            1.208, 1.197, 1.223, 1.229, 1.204]
+
+
+def test_three_clear_levels_are_a_step():
+    c = classify(100 * np.array(STAIRS20))
+    assert c.verdict == "step"
+    assert [(b[1], b[2]) for b in c.blocks] == [(0, 5), (6, 12), (13, 19)]
+    assert K.step_lr(c.x) < K.STEP_LR99  # (the whole series: a wander to the one-shift AR(1) test)
+
+
+def test_two_clear_steps_in_20_runs_stay_a_step():
+    # x1.10 at runs 7 and 14 of 20 at 1 % noise, 100 series: main 48 "step" (the rest trend / stable), now >= 95
+    rng = np.random.default_rng(20)
+    steps = 0
+    for _ in range(100):
+        x = 0.01 * rng.standard_normal(20)
+        x[6:] += math.log(1.10)
+        x[13:] += math.log(1.10)
+        steps += classify(100 * np.exp(x)).verdict == "step"
+    assert steps >= 95
