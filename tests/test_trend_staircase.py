@@ -26,8 +26,8 @@ def test_a_ramp_cut_into_three_blocks_is_a_trend():
 
 
 def test_drifts_of_50_runs_read_step_less_often():
-    # x1.10 over 50 runs at 2 % noise, 400 series: main 23 "step", this rule 8 (the rest: 2 blocks - a drift and a
-    # step of half its size in the middle are the same to a line-vs-step comparison - and 1 over the 99 % quantile)
+    # x1.10 over 50 runs at 2 % noise, 400 series: main 23 "step", this branch 9 (the rest: mostly 2 blocks - a drift
+    # and a step of half its size in the middle are the same to a line-vs-step comparison)
     n = 50
     rng = np.random.default_rng(20261125 + n)
     steps = 0
@@ -75,7 +75,7 @@ def test_three_clear_levels_are_a_step():
 
 
 def test_two_clear_steps_in_20_runs_stay_a_step():
-    # x1.10 at runs 7 and 14 of 20 at 1 % noise, 100 series: main 48 "step" (the rest trend / stable), now >= 95
+    # x1.10 at runs 7 and 14 of 20 at 1 % noise, 100 series: main 48 "step" (the rest trend / stable), this branch 99
     rng = np.random.default_rng(20)
     steps = 0
     for _ in range(100):
