@@ -5,7 +5,7 @@ calibration of the run-sequence step / episode / trend / warm-up gates (issue 12
 
     python benchmarks/step_null_short.py [--reps 2000] [--jobs 2] [--only null|power]
     PYTHONPATH=/path/to/other/checkout python benchmarks/step_null_short.py   # the same for another bandkit
-    python benchmarks/step_null_short.py gate step|episode|lr [--reps 20000] [--ns 10,20,...]   # the gate's tables
+    python benchmarks/step_null_short.py gate step|episode|lr|ramp [--reps 20000] [--ns 10,20,...]   # the gate's tables
 
 Null cells: i.i.d. Gaussian, Student t3 (scaled to unit variance), AR(1) with rho 0.3 and 0.5 (marginal sd as
 given), and Gaussian quantised to a clock tick of 1 % of the level (``tick`` passed to ``classify``), on the log run
@@ -19,7 +19,9 @@ intervals.
 runs on both sides), for Gaussian series (its 99 / 99.5 / 99.9 % quantiles: ``STEP_T999`` / ``EPISODE_T999``),
 and how often Student-t3 and AR(1) 0.3 series exceed the Gaussian 99 / 99.9 % quantiles. ``gate lr``: the null
 quantiles of ``classify.step_lr`` (the AR(1) likelihood ratio of one mean shift) on AR(1) series of lag-1 0 / 0.3 /
-0.5 (``STEP_LR99``: the AR(1) 0.5 99 % quantile).
+0.5 (``STEP_LR99``: the AR(1) 0.5 99 % quantile). ``gate ramp``: the null quantiles of the likelihood ratio of
+"line + 2 (3) mean shifts" against a line, the largest over every place (``RAMP_LR99``: the 99 % ones; run with
+``--reps 10000``).
 """
 from __future__ import annotations
 
@@ -199,16 +201,60 @@ def lr_tables(reps: int, ns: list[int]) -> None:
         print(f"| {n} | " + " | ".join(row) + " |", flush=True)
 
 
+def ramp_stat(Y: np.ndarray, k: int) -> np.ndarray:
+    """Per row of ``Y`` (series of one length): the largest likelihood ratio (2 log) of "line + ``k`` mean shifts"
+    against a straight line over every place of the shifts (sides of >= ``MIN_BLOCK`` runs) - the null of
+    ``classify._ramp``'s second condition (the line is in both models: the same for any slope)."""
+    import itertools
+
+    m = Y.shape[1]
+    t = np.arange(m, dtype=np.float64)
+    q, _ = np.linalg.qr(np.column_stack([np.ones(m), t]))
+    places = np.arange(MIN_BLOCK, m - MIN_BLOCK + 1)
+    h = (t[:, None] >= places[None, :]).astype(np.float64)
+    h -= q @ (q.T @ h)  # the shifts' columns with the line projected out
+    combos = np.array([c for c in itertools.combinations(range(places.size), k)
+                       if all(places[c[i + 1]] - places[c[i]] >= MIN_BLOCK for i in range(k - 1))])
+    ginv = np.linalg.inv((h.T @ h)[combos[:, :, None], combos[:, None, :]])
+    yt = Y - (Y @ q) @ q.T
+    sse = np.einsum("ij,ij->i", yt, yt)
+    b = yt @ h
+    best = np.zeros(Y.shape[0])
+    for s in range(0, len(combos), 20000):
+        bs = b[:, combos[s:s + 20000]]
+        best = np.maximum(best, np.einsum("rci,cij,rcj->rc", bs, ginv[s:s + 20000], bs).max(1))
+    return m * np.log(sse / (sse - best))
+
+
+def ramp_tables(reps: int, ns: list[int]) -> None:
+    """The 95 / 99 / 99.9 % quantiles of :func:`ramp_stat` on Gaussian series, for 2 and 3 shifts (``RAMP_LR99``:
+    the 99 % ones; 3 shifts over 70 runs: half the series)."""
+    print("| runs | 2 changes: q95 / q99 / q99.9 | 3 changes |\n|---|---|---|")
+    for n in ns:
+        row = []
+        for k in (2, 3):
+            r = max(1, reps if k == 2 else (2 * reps // 5 if n <= 70 else reps // 5))
+            if n < MIN_BLOCK * (k + 1):
+                row.append("-")
+                continue
+            rng = np.random.default_rng((k, n, 2026))
+            g = np.concatenate([ramp_stat(rng.standard_normal((min(200, r - i), n)), k) for i in range(0, r, 200)])
+            row.append(" / ".join(f"{v:.2f}" for v in np.quantile(g, [0.95, 0.99, 0.999])))
+        print(f"| {n} | " + " | ".join(row) + " |", flush=True)
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["gate"]:
         gp = argparse.ArgumentParser(prog="step_null_short.py gate")
-        gp.add_argument("which", choices=("step", "episode", "lr"))
+        gp.add_argument("which", choices=("step", "episode", "lr", "ramp"))
         gp.add_argument("--reps", type=int, default=20000)
         gp.add_argument("--ns", default="10,12,15,20,25,30,40,50,70,100,150,200")
         ga = gp.parse_args(argv[1:])
         if ga.which == "lr":
             lr_tables(ga.reps, [int(v) for v in ga.ns.split(",")])
+        elif ga.which == "ramp":
+            ramp_tables(ga.reps, [int(v) for v in ga.ns.split(",")])
         else:
             gate_tables(ga.which, ga.reps, [int(v) for v in ga.ns.split(",")])
         return 0
