@@ -27,7 +27,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ..changepoints.fpop import LISTS_MAX as FPOP_LISTS_MAX, fpop, op_lists
+from ..changepoints.fpop import LISTS_MAX as FPOP_LISTS_MAX, fpop, op_lists, op_many
 from ..changepoints.penalty import long_run_factor
 from ..robust import SORT_MAX, detect_tick, distinct, median  # noqa: F401  (detect_tick re-exported: the noise inputs of a run sequence)
 
@@ -371,15 +371,76 @@ def _segment_residuals(v: list, cps) -> list:
     return out
 
 
+class OPAsk:
+    """A request of the post-mortem's generators (:func:`fpop_cps_steps`, :func:`estimate_noise_steps` and the
+    classification built on them): the change points of ``y`` (a list of finite floats) by :func:`op_lists` at
+    ``penalty`` with segments of ``min_size`` runs or more, FPOP's where that declines (:func:`answer_ops`)."""
+    __slots__ = ("y", "penalty", "min_size")
+
+    def __init__(self, y: list, penalty: float, min_size: int):
+        self.y, self.penalty, self.min_size = y, float(penalty), int(min_size)
+
+
+#: From this many requests of one ``min_size`` :func:`answer_ops` runs them as one padded pass (:func:`op_many`,
+#: ~0.2 ms for ~20 runs whatever the rows); below, :func:`op_lists` row by row (~30 us a row).
+OP_MANY_MIN = 8
+
+
+def answer_ops(asks: list) -> list:
+    """The change points (lists of ints) that the :class:`OPAsk` requests ``asks`` ask for: :func:`op_lists` of
+    each (those of one ``min_size``, :data:`OP_MANY_MIN` or more, together by :func:`op_many`: the same lists),
+    and ``fpop`` of the values where op_lists declines (a near-tie on the optimal path)."""
+    out: list = [None] * len(asks)
+    by_size: dict[int, list[int]] = {}
+    for i, a in enumerate(asks):
+        by_size.setdefault(a.min_size, []).append(i)
+    for ms, idx in by_size.items():
+        if len(idx) >= OP_MANY_MIN:
+            got = op_many([asks[i].y for i in idx], [asks[i].penalty for i in idx], ms)
+        else:
+            got = [op_lists(asks[i].y, asks[i].penalty, ms) for i in idx]
+        for i, cps in zip(idx, got):
+            a = asks[i]
+            out[i] = fpop(np.array(a.y), a.penalty, ms).tolist() if cps is None else cps
+    return out
+
+
+def drive(steps, answer_one):
+    """Drive the generator ``steps`` to its end, sending each of its requests ``answer_one(request)``: its return
+    value."""
+    try:
+        ask = next(steps)
+        while True:
+            ask = steps.send(answer_one(ask))
+    except StopIteration as stop:
+        return stop.value
+
+
+def _answer_op(a: OPAsk) -> list:
+    """:func:`answer_ops` of the one request ``a``."""
+    cps = op_lists(a.y, a.penalty, a.min_size)
+    return fpop(np.array(a.y), a.penalty, a.min_size).tolist() if cps is None else cps
+
+
+def run_ops(steps):
+    """Drive a generator that yields :class:`OPAsk` requests to its end, answering each as it comes
+    (:func:`answer_ops`): its return value."""
+    return drive(steps, _answer_op)
+
+
 def fpop_cps(y: np.ndarray, penalty: float, min_size: int) -> list[int]:
     """``fpop(y, penalty, min_size).tolist()``; for 2 ``min_size`` .. ``fpop.LISTS_MAX`` finite float64 values and
     a finite penalty >= 0 (fpop's own checks) its plain optimal partitioning on ``y``'s list directly, which is
     where fpop starts (FPOP itself where that declines), without fpop's array checks and arrays."""
+    return run_ops(fpop_cps_steps(y, penalty, min_size))
+
+
+def fpop_cps_steps(y: np.ndarray, penalty: float, min_size: int):
+    """:func:`fpop_cps` as a generator: where it runs :func:`op_lists` it yields an :class:`OPAsk` and is sent the
+    change points (:func:`answer_ops`); returns them."""
     yl = _float_list(y, 2 * min_size, FPOP_LISTS_MAX) if min_size >= 1 else None
     if yl is not None and penalty >= 0 and math.isfinite(penalty):
-        cps = op_lists(yl, float(penalty), int(min_size))
-        if cps is not None:
-            return cps
+        return (yield OPAsk(yl, penalty, min_size))
     return fpop(y, penalty, min_size).tolist()
 
 
@@ -409,10 +470,13 @@ def _iterate_lists(xl: list, xcl: list, s: float, penalty: float) -> tuple[float
     from the medians of the segments that ``fpop(xc / s, penalty, 2)`` finds - the same floats as the array path
     (the same divisions, subtractions and middle values; :func:`robust_sd` and :func:`lag1` on arrays where the
     lists' MAD is not their answer) without its ~20 numpy calls."""
-    y = [v / s for v in xcl]
-    cps = op_lists(y, penalty, 2)
-    if cps is None:  # (a near-tie on the path: FPOP decides)
-        cps = fpop(np.array(y), penalty, 2).tolist()
+    return run_ops(_iterate_lists_steps(xl, xcl, s, penalty))
+
+
+def _iterate_lists_steps(xl: list, xcl: list, s: float, penalty: float):
+    """:func:`_iterate_lists` as a generator: its segmentation asked for (an :class:`OPAsk`: :func:`op_lists`, FPOP
+    where that declines, a near-tie on the path)."""
+    cps = yield OPAsk([v / s for v in xcl], penalty, 2)
     resid = _segment_residuals(xl, cps)
     return robust_sd_list(resid), lag1_list(resid)
 
@@ -430,6 +494,15 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
     """Noise model of ``x`` (log run means): alternate an L2 segmentation (segments of >= 2 runs, so
     that a spike cannot hide in its own segment) at ``penalty`` on ``x / sigma_lr`` and the robust
     scale of its residuals, from the first-difference scale, until the long-run scale settles."""
+    return run_ops(estimate_noise_steps(x, penalty=penalty, noise_floor=noise_floor, tick_rel=tick_rel, within=within,
+                                        n_iter=n_iter, two_level=two_level))
+
+
+def estimate_noise_steps(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002, tick_rel: float | None = None,
+                         within: float | None = None, n_iter: int = 4, two_level: tuple | None = None):
+    """:func:`estimate_noise` as a generator: the segmentation of each iteration on lists is asked for (an
+    :class:`OPAsk`, answered by :func:`answer_ops`: the post-mortems of a file segment their series together);
+    returns the :class:`RunNoise`."""
     floor = max(noise_floor, (tick_rel / 2.0) if tick_rel else 0.0, within or 0.0)
     n = x.size
     if n < 4:
@@ -452,7 +525,7 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
         nn = min(nn, mix / NEIGHBOUR_CAP)
     for _ in range(n_iter):
         if lists is not None and s > 0 and nn > 0:
-            sigma_r, rho = _iterate_lists(*lists, s, penalty)
+            sigma_r, rho = yield from _iterate_lists_steps(*lists, s, penalty)
             cap = NEIGHBOUR_CAP * nn
         else:
             cps = fpop(xc / s, penalty, 2)

@@ -1,0 +1,185 @@
+"""The classifications of many run sequences run together: their segmentations on lists (``OPAsk`` requests of
+``classify_steps``) answered for all series at once by one padded optimal-partitioning pass
+(``fpop.op_many``, ``noise.answer_ops``), in the report's post-mortems (``postmortems``) and in compare's run
+verdicts (``run_verdicts``). Everything must equal the per-series formulation it replaces (``op_lists`` row by
+row, ``classify``, ``run_verdict``) bit for bit: generated series of mixed lengths 2-200 (ties, quantised values,
+constant series, steps, heavy tails, huge and tiny scales) and the bundled runner files."""
+from __future__ import annotations
+
+import importlib
+import json
+import math
+
+import numpy as np
+import pytest
+
+from bandkit.changepoints.fpop import op_lists, op_many
+from bandkit.compare import compare
+from bandkit.loaders.registry import load_traces
+from bandkit.postmortem import _drive_all, classify, run_table, run_verdict, run_verdicts
+from bandkit.postmortem.classify import classify_steps
+from bandkit.postmortem.noise import OP_MANY_MIN, OPAsk, answer_ops, fpop_cps, run_ops
+
+from conftest import DATA  # noqa: F401  (tests/conftest.py)
+
+_pm = importlib.import_module("bandkit.postmortem")
+
+
+def _series(rng, n: int, kind: int) -> np.ndarray:
+    """One generated series of ``n`` values of one of 8 kinds."""
+    if kind == 0:
+        return rng.normal(size=n)
+    if kind == 1:  # quantised: ties everywhere
+        return np.round(rng.normal(size=n) * 3) / 3
+    if kind == 2:  # steps
+        return np.repeat(rng.normal(size=8) * 5, 1 + n // 8)[:n] + rng.normal(size=n) * 0.3
+    if kind == 3:  # constant
+        return np.full(n, float(rng.choice([0.0, 1.5, -2.0])))
+    if kind == 4:  # heavy tails on scales 1e-3..1e3
+        return rng.standard_t(2, size=n) * 10.0 ** int(rng.integers(-3, 4))
+    if kind == 5:  # two values
+        return rng.choice([0.0, 1.0], n)
+    if kind == 6:  # a spike on a flat line
+        y = np.zeros(n)
+        y[int(rng.integers(0, n))] = 10.0
+        return y
+    return np.cumsum(rng.normal(size=n))  # a random walk
+
+
+def _rows(seed: int, count: int, lengths) -> tuple[list, list]:
+    rng = np.random.default_rng(seed)
+    ys, pens = [], []
+    for k in range(count):
+        n = int(rng.choice(lengths))
+        ys.append(_series(rng, n, k % 8).tolist())
+        pens.append(float(rng.choice([0.0, 1.0, 3.0 * math.log(max(n, 2)), 25.0])))
+    return ys, pens
+
+
+@pytest.mark.parametrize("min_size", [1, 2, 3, 5])
+def test_op_many_equals_op_lists_row_by_row(min_size):
+    """Mixed lengths (padded rows) and one length (the rows as they are), every kind of series; near ties (None)
+    where op_lists declines, and rows too short for min_size left to op_lists."""
+    ys, pens = _rows(min_size, 900, np.r_[np.arange(1, 41), [64, 100, 200]])
+    want = [op_lists(y, p, min_size) if len(y) >= min_size else "short" for y, p in zip(ys, pens)]
+    ok = [i for i, w in enumerate(want) if w != "short"]
+    got = op_many([ys[i] for i in ok], [pens[i] for i in ok], min_size)
+    assert got == [want[i] for i in ok]
+    assert sum(g is None for g in got) >= 20  # (the near-tie path was taken)
+    assert sum(bool(g) for g in got) >= 200  # (and change points found)
+    same, spens = _rows(10 + min_size, 200, [20])
+    assert op_many(same, spens, min_size) == [op_lists(y, p, min_size) for y, p in zip(same, spens)]
+
+
+def test_op_many_far_values_and_empty_input():
+    """Values whose squares near overflow go to op_lists row by row; no rows, no answers."""
+    rng = np.random.default_rng(3)
+    ys = [(rng.normal(size=20) * 1e150).tolist(), rng.normal(size=20).tolist(), [1e200, -1e200, 1e200, 0.0]]
+    assert op_many(ys, [1.0, 1.0, 1.0], 1) == [op_lists(y, 1.0, 1) for y in ys]
+    assert op_many([], [], 2) == []
+
+
+def test_answer_ops_equals_fpop_cps_one_by_one():
+    """Requests of two segment sizes in one batch (op_many from OP_MANY_MIN of a size, op_lists below), FPOP where
+    op_lists declines: the change points fpop_cps gives for each."""
+    ys, pens = _rows(7, 300, np.arange(4, 41))
+    sizes = [1 if k % 3 else 2 for k in range(len(ys))]
+    asks = [OPAsk(y, p, m) for y, p, m in zip(ys, pens, sizes) if len(y) >= 2 * m]
+    want = [fpop_cps(np.array(a.y), a.penalty, a.min_size) for a in asks]
+    assert answer_ops(asks) == want
+    assert answer_ops(asks[:OP_MANY_MIN - 1]) == want[:OP_MANY_MIN - 1]
+    assert sum(op_lists(a.y, a.penalty, a.min_size) is None for a in asks) >= 5  # (FPOP's answers in there)
+
+
+def _key(c) -> str:
+    """Every field of a Classification, floats by repr (bit for bit, the sign of a zero and NaN included)."""
+    return repr((c.verdict, c.labels.tolist(), c.levels.tolist(), c.sigma, c.blocks, c.outliers, c.trend,
+                 c.episodes, c.changes, c.noise, c.test_scale, c.warmup, None if c.x is None else c.x.tolist(),
+                 c.gates))
+
+
+def _run_means(rng, n: int, kind: int) -> np.ndarray:
+    """Run means (positive, or some <= 0 for the kinds that test the non-ratio scale) of ``n`` runs."""
+    if kind == 3:  # constant
+        return np.full(n, 2.5e-3)
+    if kind == 5:  # one clock tick of 1 ms, two levels
+        return 0.010 + 0.001 * rng.choice([0, 0, 0, 1], n)
+    if kind == 7:  # values around 0: not ratio data
+        return rng.normal(0.0, 1.0, n)
+    base = np.exp(0.02 * _series(rng, n, kind) / max(1.0, float(np.std(_series(rng, n, kind))) or 1.0))
+    return 0.01 * base
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_classifications_together_equal_classify_one_by_one(seed):
+    """classify_steps of ~200 series driven together (their segmentations answered in batches) = classify of each:
+    lengths 2-200, steps, ties, quantised and constant series, values <= 0, with and without a tick / within."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for k in range(200):
+        n = int(rng.choice(np.r_[np.arange(2, 41), [20] * 40, [60, 100, 200]]))
+        m = _run_means(rng, n, k % 8)
+        kw = {}
+        if k % 5 == 1:
+            kw["tick"] = 1e-4
+        if k % 7 == 2:
+            kw["within"] = 0.003
+        if k % 11 == 3:
+            kw["min_ratio"] = 1.05
+        cases.append((m, kw))
+    together = _drive_all([classify_steps(m, **kw) for m, kw in cases], answer_ops)
+    alone = [classify(m, **kw) for m, kw in cases]
+    assert [_key(c) for c in together] == [_key(c) for c in alone]
+    assert len({c.verdict for c in alone}) >= 5
+    assert [_key(run_ops(classify_steps(m, **kw))) for m, kw in cases[:20]] == [_key(c) for c in alone[:20]]
+
+
+def _runner_files():
+    for path in sorted((DATA / "runners").iterdir()):
+        try:
+            traces = load_traces(str(path))
+        except Exception:  # (a file that needs a sibling or options: covered by its loader's tests)
+            continue
+        runner = [t for t in traces if t.kind == "runner"]
+        if len(runner) >= 2:
+            yield path, runner
+
+
+def test_run_verdicts_equal_run_verdict_on_every_bundled_runner_file():
+    checked = 0
+    for _, traces in _runner_files():
+        items = [(t, None if t.meta.extra.get("summary_only") else run_table(t, metadata=False)) for t in traces]
+        assert run_verdicts(items) == [run_verdict(t, rt) for t, rt in items]
+        assert run_verdicts([(t, None) for t in traces]) == [run_verdict(t) for t in traces]
+        checked += 1
+    assert checked >= 6
+    assert run_verdicts([]) == []
+
+
+def test_compare_with_verdicts_together_equals_one_by_one(monkeypatch):
+    """bandkit compare classifies both sides of every pair together: the same comparison (JSON, text) as with
+    run_verdict called pair by pair, both ways round."""
+    a = load_traces(str(DATA / "runners" / "speedpython_2020-06-04_20-10-master-dc24b8a2ac32.json.gz"))
+    b = load_traces(str(DATA / "runners" / "speedpython_2017-01-13_19-18-default-3486425ed82b.json.gz"))
+    fast = [compare(a, b), compare(b, a)]
+    monkeypatch.setattr(_pm, "run_verdicts", lambda items, **o: [run_verdict(t, rt, **o) for t, rt in items])
+    slow = [compare(a, b), compare(b, a)]
+    for f, s in zip(fast, slow):
+        assert json.dumps(f.to_dict(), default=str) == json.dumps(s.to_dict(), default=str)
+        assert f.to_text() == s.to_text()
+    assert sum(len(c.benchmarks) for c in fast) >= 100
+
+
+def test_op_many_near_ties_at_the_margin_beside_a_longer_row():
+    """A run halfway between two levels, off by eps from 1e-16 to 1e-9: the two segmentations' costs differ by
+    ~eps, around op_lists' near-tie margin (which grows with the row's own length and largest value); padded beside
+    a row of 60, each row keeps its own margin: the same change points, or None, as op_lists."""
+    rows = []
+    for h in (1.0, 3.0, 1e3):
+        for eps in np.geomspace(1e-16, 1e-9, 60):
+            for k, c in ((3, 0.0), (5, 0.0), (4, 50.0)):  # (c: an offset, the values far from 0)
+                rows.append([c + v for v in [0.0] * k + [h / 2 + eps * h] + [h] * k])
+    long = np.random.default_rng(0).normal(size=60).tolist()
+    want = [op_lists(y, 1.0, 1) for y in rows]
+    assert op_many(rows + [long], [1.0] * (len(rows) + 1), 1) == want + [op_lists(long, 1.0, 1)]
+    assert sum(w is None for w in want) >= 20 and sum(w is not None for w in want) >= 20
