@@ -418,7 +418,7 @@ def drive(steps, answer_one):
         return stop.value
 
 
-def _answer_op(a: OPAsk) -> list:
+def answer_op(a: OPAsk) -> list:
     """:func:`answer_ops` of the one request ``a``."""
     cps = op_lists(a.y, a.penalty, a.min_size)
     return fpop(np.array(a.y), a.penalty, a.min_size).tolist() if cps is None else cps
@@ -427,7 +427,7 @@ def _answer_op(a: OPAsk) -> list:
 def run_ops(steps):
     """Drive a generator that yields :class:`OPAsk` requests to its end, answering each as it comes
     (:func:`answer_ops`): its return value."""
-    return drive(steps, _answer_op)
+    return drive(steps, answer_op)
 
 
 def fpop_cps(y: np.ndarray, penalty: float, min_size: int) -> list[int]:

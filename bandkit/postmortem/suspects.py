@@ -65,7 +65,7 @@ from ..robust import distinct
 from .distributions import ndtr
 from .exact_tests import fisher_exact_p, mannwhitney_exact_p
 from .magnitude import assess, freq_scale_of, physical_kind
-from .noise import LISTS_MAX, OPAsk, answer_ops, drive, median, median_list
+from .noise import LISTS_MAX, OPAsk, answer_op, answer_ops, drive, median, median_list
 
 #: Family-wise significance a suspect needs (max-T permutation p-value over every column and lag tried).
 SUSPECT_ALPHA = 0.05
@@ -496,7 +496,12 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
 def run_steps(steps):
     """Drive a generator of :func:`rank_steps` (or one that delegates to it) to its end, answering what it
     asks for (:func:`answer`): its return value."""
-    return drive(steps, lambda ask: answer([ask])[0])
+    return drive(steps, _answer_one)
+
+
+def _answer_one(ask):
+    """:func:`answer` of the one request ``ask``."""
+    return answer_op(ask) if type(ask) is OPAsk else answer([ask])[0]
 
 
 def answer(asks: list) -> list:
