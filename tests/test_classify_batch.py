@@ -72,10 +72,12 @@ def test_op_many_equals_op_lists_row_by_row(min_size):
 
 
 def test_op_many_far_values_and_empty_input():
-    """Values whose squares near overflow go to op_lists row by row; no rows, no answers."""
+    """Values whose squares near overflow (or an infinity, a NaN: a noise scale of ~0 can make them) go to op_lists
+    row by row; no rows, no answers."""
     rng = np.random.default_rng(3)
-    ys = [(rng.normal(size=20) * 1e150).tolist(), rng.normal(size=20).tolist(), [1e200, -1e200, 1e200, 0.0]]
-    assert op_many(ys, [1.0, 1.0, 1.0], 1) == [op_lists(y, 1.0, 1) for y in ys]
+    ys = [(rng.normal(size=20) * 1e150).tolist(), rng.normal(size=20).tolist(), [1e200, -1e200, 1e200, 0.0],
+          [1.0, math.inf, 2.0, 3.0, 1.0], [0.5, 1.0, math.nan, 2.0], [v / 1e-320 for v in rng.normal(size=9).tolist()]]
+    assert repr(op_many(ys, [1.0] * len(ys), 1)) == repr([op_lists(y, 1.0, 1) for y in ys])
     assert op_many([], [], 2) == []
 
 

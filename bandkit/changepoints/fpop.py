@@ -450,8 +450,8 @@ def op_lists(y: list, penalty: float, min_size: int) -> list | None:
     return cps[::-1]
 
 
-#: Beyond this largest |value - mean| :func:`op_many` leaves a row to :func:`op_lists` (squares near overflow: the
-#: row-by-row loop and the padded one could meet an inf - inf differently).
+#: Beyond this largest |value - mean| (or with a NaN or an infinity) :func:`op_many` leaves a row to :func:`op_lists`
+#: (squares near overflow: the row-by-row loop and the padded one could meet an inf - inf differently).
 _OP_MANY_VMAX = 1e100
 
 
@@ -517,7 +517,7 @@ def _op_many(ys: list, penalties: list, ms: int) -> list:
     tie = np.isfinite(sec) & (sec - b <= 1e-12 * (np.abs(b) + np.abs(sec)) + tie_abs[:, None])  # (inf - inf: no)
     bt = best.tolist()
     tl = tie.tolist()
-    far = (vmax > _OP_MANY_VMAX).tolist()
+    far = (~(vmax <= _OP_MANY_VMAX)).tolist()  # (and a NaN or an infinity: op_lists' own arithmetic)
     for r, i in enumerate(rows):
         if far[r]:
             out[i] = op_lists(list(ys[i]), float(penalties[i]), ms)
