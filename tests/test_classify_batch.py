@@ -18,11 +18,12 @@ from bandkit.compare import compare
 from bandkit.loaders.registry import load_traces
 from bandkit.postmortem import _drive_all, classify, run_table, run_verdict, run_verdicts
 from bandkit.postmortem.classify import classify_steps
-from bandkit.postmortem.noise import OP_MANY_MIN, OPAsk, answer_ops, fpop_cps, run_ops
+from bandkit.postmortem.noise import OP_MANY_MIN, NoiseIterAsk, OPAsk, answer_ops, fpop_cps, run_ops
 
 from conftest import DATA  # noqa: F401  (tests/conftest.py)
 
 _pm = importlib.import_module("bandkit.postmortem")
+N = importlib.import_module("bandkit.postmortem.noise")
 
 
 def _series(rng, n: int, kind: int) -> np.ndarray:
@@ -185,3 +186,55 @@ def test_op_many_near_ties_at_the_margin_beside_a_longer_row():
     want = [op_lists(y, 1.0, 1) for y in rows]
     assert op_many(rows + [long], [1.0] * (len(rows) + 1), 1) == want + [op_lists(long, 1.0, 1)]
     assert sum(w is None for w in want) >= 20 and sum(w is not None for w in want) >= 20
+
+
+def _noise_asks(seed: int, count: int) -> list:
+    """Iterations of the noise model on lists as estimate_noise asks them: Gaussian and t3 noise, steps, clock-tick
+    grids (ties: the MAD declines, robust_sd's array path), two alternating levels, constants; 4..64 runs."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(count):
+        n = int(rng.choice([4, 5, 9, 10, 11, 13, 20, 20, 20, 33, 64]))
+        x = 0.01 * (rng.normal(size=n) if k % 6 != 1 else rng.standard_t(3, n))
+        if k % 6 == 2:
+            x[n // 2:] += 0.05
+        elif k % 6 == 3:
+            x = np.round(x / 0.004) * 0.004
+        elif k % 6 == 4:
+            x = np.where(rng.random(n) < 0.3, 0.08, 0.0) + 0.002 * rng.normal(size=n)
+        elif k % 6 == 5 and k % 12 == 5:
+            x = np.full(n, 0.5)
+        xc = x - float(np.median(x))
+        out.append(NoiseIterAsk(x.tolist(), xc.tolist(), float(rng.choice([1e-3, 4e-3, 0.01, 0.03])),
+                                3.0 * math.log(n)))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_noise_iterations_together_equal_iterate_lists(seed):
+    """One iteration of the noise model for many series at once (segmentations, segment medians, MADs of the
+    residuals and of their neighbours' sums and differences; the array path where the lists' MAD declines) = the
+    per-series _iterate_lists, bit for bit; mixed with segmentation requests in one answer."""
+    asks = _noise_asks(seed, 1500)
+    want = [N._iterate_lists(a.xl, a.xcl, a.s, a.penalty) for a in asks]
+    assert repr(answer_ops(asks)) == repr(want)
+    declined = sum(N._mad_list(N._segment_residuals(a.xl, N.answer_op(OPAsk([v / a.s for v in a.xcl], a.penalty, 2))))
+                   is None for a in asks)
+    assert declined >= 100  # (the array path of robust_sd was taken)
+    ops = [OPAsk(a.xcl, 1.0, 1) for a in asks[:50]]
+    mixed = answer_ops(asks[:40] + ops)
+    assert repr(mixed) == repr(want[:40] + [fpop_cps(np.array(o.y), 1.0, 1) for o in ops])
+    assert repr(answer_ops(asks[:OP_MANY_MIN - 1])) == repr(want[:OP_MANY_MIN - 1])
+
+
+def test_mad_rows_equal_mad_list():
+    """The lists' MAD of each row (or None where it declines: ties at the median, quantised values, a NaN or an
+    infinity) = _mad_list of the row."""
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 4, 7, 10, 19, 20, 21):
+        R = np.round(rng.normal(size=(400, n)) * rng.choice([1, 3, 30], (400, 1))) / 3
+        R[::17] = 0.0
+        R[1::19, 0] = -0.0
+        R[2::23, -1] = np.nan
+        R[3::29, 0] = np.inf
+        assert repr(N._mad_rows(R)) == repr([N._mad_list(r) for r in R.tolist()]), n

@@ -383,6 +383,16 @@ class OPAsk:
         self.y, self.penalty, self.min_size = y, float(penalty), int(min_size)
 
 
+class NoiseIterAsk:
+    """A request of :func:`estimate_noise_steps`: one iteration of the noise model on lists (:func:`_iterate_lists`
+    of ``xl``, ``xcl``, ``s``, ``penalty``), answered with its (robust sd, lag-1 correlation) by :func:`answer_ops`
+    (those of many series at once: :func:`_iterations_many`)."""
+    __slots__ = ("xl", "xcl", "s", "penalty")
+
+    def __init__(self, xl: list, xcl: list, s: float, penalty: float):
+        self.xl, self.xcl, self.s, self.penalty = xl, xcl, s, penalty
+
+
 #: From this many requests of one ``min_size`` :func:`answer_ops` runs them as one padded pass (:func:`op_many`,
 #: ~0.2 ms for ~20 runs whatever the rows); below, :func:`op_lists` row by row (~30 us a row).
 OP_MANY_MIN = 8
@@ -391,11 +401,19 @@ OP_MANY_MIN = 8
 def answer_ops(asks: list) -> list:
     """The change points (lists of ints) that the :class:`OPAsk` requests ``asks`` ask for: :func:`op_lists` of
     each (those of one ``min_size``, :data:`OP_MANY_MIN` or more, together by :func:`op_many`: the same lists),
-    and ``fpop`` of the values where op_lists declines (a near-tie on the optimal path)."""
+    and ``fpop`` of the values where op_lists declines (a near-tie on the optimal path); the (robust sd, lag-1) of
+    the :class:`NoiseIterAsk` among them (:data:`OP_MANY_MIN` or more: :func:`_iterations_many`)."""
     out: list = [None] * len(asks)
+    iters = [i for i, a in enumerate(asks) if type(a) is NoiseIterAsk]
+    if iters:
+        got = _iterations_many([asks[i] for i in iters]) if len(iters) >= OP_MANY_MIN else \
+            [answer_op(asks[i]) for i in iters]
+        for i, r in zip(iters, got):
+            out[i] = r
     by_size: dict[int, list[int]] = {}
     for i, a in enumerate(asks):
-        by_size.setdefault(a.min_size, []).append(i)
+        if type(a) is not NoiseIterAsk:
+            by_size.setdefault(a.min_size, []).append(i)
     for ms, idx in by_size.items():
         if len(idx) >= OP_MANY_MIN:
             got = op_many([asks[i].y for i in idx], [asks[i].penalty for i in idx], ms)
@@ -418,8 +436,10 @@ def drive(steps, answer_one):
         return stop.value
 
 
-def answer_op(a: OPAsk) -> list:
+def answer_op(a) -> list:
     """:func:`answer_ops` of the one request ``a``."""
+    if type(a) is NoiseIterAsk:
+        return _iterate_lists(a.xl, a.xcl, a.s, a.penalty)
     cps = op_lists(a.y, a.penalty, a.min_size)
     return fpop(np.array(a.y), a.penalty, a.min_size).tolist() if cps is None else cps
 
@@ -472,15 +492,96 @@ def _iterate_lists(xl: list, xcl: list, s: float, penalty: float) -> tuple[float
     from the medians of the segments that ``fpop(xc / s, penalty, 2)`` finds - the same floats as the array path
     (the same divisions, subtractions and middle values; :func:`robust_sd` and :func:`lag1` on arrays where the
     lists' MAD is not their answer) without its ~20 numpy calls."""
-    return run_ops(_iterate_lists_steps(xl, xcl, s, penalty))
+    y = [v / s for v in xcl]
+    cps = op_lists(y, penalty, 2)
+    if cps is None:  # (a near-tie on the path: FPOP decides)
+        cps = fpop(np.array(y), penalty, 2).tolist()
+    resid = _segment_residuals(xl, cps)
+    return robust_sd_list(resid), lag1_list(resid)
 
 
 def _iterate_lists_steps(xl: list, xcl: list, s: float, penalty: float):
-    """:func:`_iterate_lists` as a generator: its segmentation asked for (an :class:`OPAsk`: :func:`op_lists`, FPOP
-    where that declines, a near-tie on the path)."""
-    cps = yield OPAsk([v / s for v in xcl], penalty, 2)
-    resid = _segment_residuals(xl, cps)
-    return robust_sd_list(resid), lag1_list(resid)
+    """:func:`_iterate_lists` as a generator: the iteration asked for (a :class:`NoiseIterAsk`, answered by
+    :func:`answer_ops`: those of a file's series at once)."""
+    return (yield NoiseIterAsk(xl, xcl, s, penalty))
+
+
+def _iterations_many(asks: list) -> list:
+    """``[_iterate_lists(a.xl, a.xcl, a.s, a.penalty) for a in asks]``, the same floats: the segmentations by
+    :func:`op_many` (FPOP where op_lists declines), then, for the series of one length, the residuals from the
+    segment medians (one sort of every row by segment and value: the same middle values), their MADs and those of
+    the sums and differences of neighbours (:func:`_mad_rows`: :func:`_mad_list`'s steps on the rows; the array
+    path of :func:`robust_sd` for a row where that declines) at once."""
+    out: list = [None] * len(asks)
+    ys = [[v / a.s for v in a.xcl] for a in asks]
+    cps_all = op_many(ys, [a.penalty for a in asks], 2)
+    for i, c in enumerate(cps_all):
+        if c is None:  # (a near-tie on the path: FPOP decides)
+            cps_all[i] = fpop(np.array(ys[i]), asks[i].penalty, 2).tolist()
+    by_n: dict[int, list[int]] = {}
+    for i, a in enumerate(asks):
+        by_n.setdefault(len(a.xl), []).append(i)
+    for n, idx in by_n.items():
+        R = _segment_residual_rows(np.array([asks[i].xl for i in idx], dtype=np.float64).reshape(len(idx), n),
+                                   [cps_all[i] for i in idx])
+        sig = _robust_rows(R)
+        if n < 10:  # (lag1_list of fewer than 10 residuals)
+            rho = [0.0] * len(idx)
+        else:
+            plus, minus = _robust_rows(R[:, :-1] + R[:, 1:]), _robust_rows(R[:, :-1] - R[:, 1:])
+            rho = [_lag1_of(a, b) for a, b in zip(plus, minus)]
+        for k, i in enumerate(idx):
+            out[i] = (sig[k], rho[k])
+    return out
+
+
+def _segment_residual_rows(X: np.ndarray, cps: list) -> np.ndarray:
+    """:func:`_segment_residuals` of each row of ``X`` (B x n, finite) with its change points ``cps[row]``: each
+    value minus the median of its segment (the middle value, or the mean of the two middle ones from +0.0)."""
+    B, n = X.shape
+    ind = np.zeros((B, n), dtype=np.int64)
+    rr = [r for r, c in enumerate(cps) for _ in c]
+    if rr:
+        ind[rr, [k for c in cps for k in c]] = 1
+    S = np.cumsum(ind, axis=1)  # (the segment of each value)
+    XS = np.take_along_axis(X, np.lexsort((X, S), axis=-1), axis=1)  # (each segment sorted in its own place)
+    pos = np.arange(n)[None, :]
+    new = np.ones((B, n), dtype=bool)
+    new[:, 1:] = S[:, 1:] != S[:, :-1]
+    last = np.ones((B, n), dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, pos + 1, n)[:, ::-1], axis=1)[:, ::-1]
+    L = end - start
+    rows = np.arange(B)[:, None]
+    lo, hi = XS[rows, start + (L - 1) // 2], XS[rows, start + L // 2]
+    return X - np.where(L % 2 == 1, 0.0 + hi, (0.0 + lo + hi) / 2.0)
+
+
+def _mad_rows(R: np.ndarray) -> list:
+    """:func:`_mad_list` of each row of ``R`` (B x n float64) - the same middle values (a stable sort), tie count,
+    distinct count (-0.0 and 0.0 one value, as a set has them) and tests: its MAD, or None where it declines."""
+    with np.errstate(over="ignore", invalid="ignore"):  # (a row with a NaN or an infinity: declined below)
+        return _mad_rows_of(R)
+
+
+def _mad_rows_of(R: np.ndarray) -> list:
+    n = R.shape[1]
+    ok = np.isfinite(np.cumsum(R, axis=1)[:, -1])  # (sum(v) finite: no NaN, no infinity on the way)
+    s = np.sort(R, axis=1, kind="stable")
+    h = n // 2
+    med = 0.0 + s[:, h] if n % 2 else (0.0 + s[:, h - 1] + s[:, h]) / 2.0
+    d = np.sort(np.abs(R - med[:, None]), axis=1, kind="stable")
+    mad = _MAD * (0.0 + d[:, h] if n % 2 else (0.0 + d[:, h - 1] + d[:, h]) / 2.0)
+    tied = np.count_nonzero(R == med[:, None], axis=1)
+    distinct_n = 1 + np.count_nonzero(s[:, 1:] != s[:, :-1], axis=1)
+    good = ok & (mad > 0) & (tied < 0.25 * n) & ((tied < TIED_SHARE * n) | (distinct_n > n // 2))
+    return [m if g else None for m, g in zip(mad.tolist(), good.tolist())]
+
+
+def _robust_rows(R: np.ndarray) -> list:
+    """:func:`robust_sd_list` of each row of ``R`` (at least 2 columns): :func:`_mad_rows`, else the array path."""
+    return [robust_sd(R[i].copy()) if m is None else m for i, m in enumerate(_mad_rows(R))]
 
 
 def _lag1_of(s_plus: float, s_minus: float) -> float:
