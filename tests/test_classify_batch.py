@@ -72,6 +72,21 @@ def test_op_many_equals_op_lists_row_by_row(min_size):
     assert op_many(same, spens, min_size) == [op_lists(y, p, min_size) for y, p in zip(same, spens)]
 
 
+def test_op_many_in_passes_of_bounded_size(monkeypatch):
+    """Many rows (a compare of two large files) go through op_many in passes of at most _OP_MANY_CELLS candidate
+    values: the same answers, and no pass larger than that."""
+    ys, pens = _rows(21, 300, np.arange(2, 65))
+    want = [op_lists(y, p, 1) for y, p in zip(ys, pens)]
+    fp = importlib.import_module("bandkit.changepoints.fpop")
+    seen = []
+    real = fp._op_many
+    monkeypatch.setattr(fp, "_op_many", lambda y, p, m: seen.append(len(y)) or real(y, p, m))
+    monkeypatch.setattr(fp, "_OP_MANY_CELLS", 65 * 65 * 7)
+    assert op_many(ys, pens, 1) == want
+    assert max(seen) == 7 and sum(seen) == len(ys)
+    assert op_many([], [], 1) == []
+
+
 def test_op_many_far_values_and_empty_input():
     """Values whose squares near overflow (or an infinity, a NaN: a noise scale of ~0 can make them) go to op_lists
     row by row; no rows, no answers."""

@@ -462,8 +462,19 @@ def op_many(ys: list, penalties: list, min_size: int) -> list:
     the same near-tie test on the optimal path (None for such a row, as op_lists). One numpy pass per time
     step for all rows instead of one Python loop per row (the post-mortem's segmentations of a file's ~20-run
     series: ~60 rows at once)."""
+    ms = int(min_size)
+    n = max((len(y) for y in ys), default=0)
+    step = max(1, _OP_MANY_CELLS // ((n + 1) * (n + 1)))  # (rows a pass: its candidate values stay ~8 MB)
+    out: list = []
     with np.errstate(over="ignore", invalid="ignore"):  # (far rows: their squares may overflow; op_lists answers them)
-        return _op_many(ys, penalties, int(min_size))
+        for k in range(0, len(ys), step):
+            out.extend(_op_many(ys[k:k + step], penalties[k:k + step], ms))
+    return out
+
+
+#: Candidate values (rows x (longest + 1)^2 float64) in one pass of :func:`op_many` at most: a compare of two files of
+#: thousands of benchmarks classifies them all together (~2,000 rows of 64 runs would be ~70 MB in one pass).
+_OP_MANY_CELLS = 1 << 20
 
 
 def _op_many(ys: list, penalties: list, ms: int) -> list:
