@@ -336,10 +336,11 @@ def compare(a: Sequence[Trace] | Trace, b: Sequence[Trace] | Trace, *, confidenc
 
 def _compare_pairs(pairs, alpha: float, n_boot: int, min_runs: int, rng, progress):
     """compare's loop over the matched benchmarks: (comparisons, skipped names with the reason)."""
-    from .postmortem import run_table, run_verdict
+    from .postmortem import run_table, run_verdicts
 
-    out: list[BenchmarkComparison] = []
+    out: list = []
     skipped: list[tuple[str, str]] = []
+    pending: list[tuple] = []  # (position in out, the pair's numbers): their run verdicts are classified together
     for name, A, B in (progress(pairs) if progress is not None else pairs):
         ra = None if A.meta.extra.get("summary_only") else run_table(A, metadata=False)
         rb = None if B.meta.extra.get("summary_only") else run_table(B, metadata=False)
@@ -368,7 +369,12 @@ def _compare_pairs(pairs, alpha: float, n_boot: int, min_runs: int, rng, progres
                 warnings.simplefilter("ignore", RuntimeWarning)
                 p = welch_p(la, lb)
         sig = bool(p < alpha and (hi < 1 or lo > 1))
-        va, vb = run_verdict(A, ra), run_verdict(B, rb)  # (the verdicts only: no suspects ranked)
+        pending.append((len(out), name, A, B, ra, rb, mean_a, mean_b, ratio, lo, hi, p, sig, q))
+        out.append(None)
+    # the verdicts only (no suspects ranked), the classifications of every pair's two sides run together
+    verdicts = run_verdicts([side for job in pending for side in ((job[2], job[4]), (job[3], job[5]))])
+    for k, (at, name, A, B, ra, rb, mean_a, mean_b, ratio, lo, hi, p, sig, q) in enumerate(pending):
+        va, vb = verdicts[2 * k], verdicts[2 * k + 1]
         reasons = []
         for side, verdict, rt, mu in (("A", va, ra, mean_a), ("B", vb, rb, mean_b)):
             if verdict in NOISY_VERDICTS:
@@ -376,9 +382,9 @@ def _compare_pairs(pairs, alpha: float, n_boot: int, min_runs: int, rng, progres
             cv = float(rt.means.std(ddof=1) / mu) if len(rt) > 1 else 0.0
             if cv >= 0.10:
                 reasons.append(f"{side} cv {100 * cv:.0f}%")
-        out.append(BenchmarkComparison(name, A.meta.value_unit, float(mean_a), float(mean_b),
-                                       len(ra), len(rb), ratio, lo, hi, p, sig, bool(reasons), tuple(reasons),
-                                       va, vb, higher_is_better=direction(A, B), resolution=q and q[0]))
+        out[at] = BenchmarkComparison(name, A.meta.value_unit, float(mean_a), float(mean_b),
+                                      len(ra), len(rb), ratio, lo, hi, p, sig, bool(reasons), tuple(reasons),
+                                      va, vb, higher_is_better=direction(A, B), resolution=q and q[0])
     return out, skipped
 
 

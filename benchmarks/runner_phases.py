@@ -57,14 +57,18 @@ else:
     import bandkit.postmortem as pm
     mark("import postmortem")
     from bandkit.compare import compare
-    orig, spent = pm.run_verdict, [0.0]
-    def timed(*x, **k):
-        s = T()
-        try:
-            return orig(*x, **k)
-        finally:
-            spent[0] += T() - s
-    pm.run_verdict = timed
+    spent = [0.0]
+    def timing(orig):
+        def timed(*x, **k):
+            s = T()
+            try:
+                return orig(*x, **k)
+            finally:
+                spent[0] += T() - s
+        return timed
+    pm.run_verdict = timing(pm.run_verdict)
+    if hasattr(pm, "run_verdicts"):  # (compare classifies the pairs' sides together where the tree has it)
+        pm.run_verdicts = timing(pm.run_verdicts)
     cmp = compare(a, b)
     mark("compare(A, B)")
     out["  of which verdicts"] = round(1000 * spent[0], 1)

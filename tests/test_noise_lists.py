@@ -44,8 +44,8 @@ def test_estimate_noise_on_lists_equals_the_array_path(seed, monkeypatch):
                                   (0.002, None, 0.003, (0.05, 5, 4.0)))]
     fast = [[N.estimate_noise(x, penalty=3.0 * math.log(x.size), **k) for k in kwargs] for x in series]
     used = []
-    orig = N._iterate_lists
-    monkeypatch.setattr(N, "_iterate_lists", lambda *a: used.append(1) or orig(*a))
+    orig = N._iterate_lists_steps  # (the iteration on lists, its segmentation asked for)
+    monkeypatch.setattr(N, "_iterate_lists_steps", lambda *a: used.append(1) or orig(*a))
     for x in series[:50]:
         N.estimate_noise(x, penalty=3.0 * math.log(x.size))
     assert len(used) > 50  # (the list path is the one taken)

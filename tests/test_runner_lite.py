@@ -314,6 +314,24 @@ def test_report_of_a_pyperf_file_imports_no_pandas(fmt):
     assert out.strip().split("\n")[-1] == "0 False False False True", out
 
 
+@pytest.mark.parametrize("args", [["report", str(A)], ["compare", str(A), str(B)]])
+def test_runner_report_and_compare_import_neither_statistics_nor_tempfile(args):
+    """``statistics`` (fractions, decimal: ~2-3 ms) is imported only where a series on a clock tick needs its
+    NormalDist (``noise._one_sided_tick_sd``), ``tempfile`` (~1-2 ms) only where output goes to a file, the FTQ
+    loaders only for FTQ input (format detection and the CLI's input list read the two-file names from
+    ``loaders.ftq_names``): none of them for a report or a comparison of the two speedpython files on stdout."""
+    code = ("import sys, io, contextlib\n"
+            "from bandkit.cli import main\n"
+            "buf = io.StringIO()\n"
+            "with contextlib.redirect_stdout(buf):\n"
+            f"    rc = main({args!r})\n"
+            "print(rc, sorted(m for m in ('statistics', 'fractions', 'tempfile', 'bandkit.loaders.ftq',"
+            " 'bandkit.loaders.ftq2009') if m in sys.modules),"
+            " len(buf.getvalue()) > 1000)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().split("\n")[-1] == "0 [] True", out
+
+
 def test_report_public_columns_stay_categorical_and_suspects_equal_the_frame_path():
     """The report path keeps string columns as ``Coded`` (``RunTable.raw_columns``), but ``Trace.data``,
     ``Trace.column_arrays[name]``, ``PostMortem.metadata_columns`` and ``PostMortem.metadata`` still give

@@ -235,7 +235,8 @@ def _os_fails(monkeypatch, module_attr: str, exc: OSError, tmp_path) -> Path:
     def fail(*a, **k):
         raise exc
 
-    monkeypatch.setattr(getattr(output, mod), attr, fail)
+    target = getattr(output, mod, None) or importlib.import_module(mod)  # (tempfile: imported where it is used)
+    monkeypatch.setattr(target, attr, fail)
     out = tmp_path / "r.txt"
     out.write_text("old\n")
     return out

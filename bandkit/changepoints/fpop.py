@@ -450,6 +450,103 @@ def op_lists(y: list, penalty: float, min_size: int) -> list | None:
     return cps[::-1]
 
 
+#: Beyond this largest |value - mean| (or with a NaN or an infinity) :func:`op_many` leaves a row to :func:`op_lists`
+#: (squares near overflow: the row-by-row loop and the padded one could meet an inf - inf differently).
+_OP_MANY_VMAX = 1e100
+
+
+def op_many(ys: list, penalties: list, min_size: int) -> list:
+    """``[op_lists(y, p, min_size) for y, p in zip(ys, penalties)]`` for lists of finite floats (lengths may
+    differ), the rows padded into one array: the same prefix sums (sequential, from 0.0: ``np.cumsum``), the same
+    candidate values ``K(tau) - (S1(t) - S1(tau))^2 / (t - tau)`` element by element, the same first minimum and
+    the same near-tie test on the optimal path (None for such a row, as op_lists). One numpy pass per time
+    step for all rows instead of one Python loop per row (the post-mortem's segmentations of a file's ~20-run
+    series: ~60 rows at once)."""
+    ms = int(min_size)
+    n = max((len(y) for y in ys), default=0)
+    step = max(1, _OP_MANY_CELLS // ((n + 1) * (n + 1)))  # (rows a pass: its candidate values stay ~8 MB)
+    out: list = []
+    with np.errstate(over="ignore", invalid="ignore"):  # (far rows: their squares may overflow; op_lists answers them)
+        for k in range(0, len(ys), step):
+            out.extend(_op_many(ys[k:k + step], penalties[k:k + step], ms))
+    return out
+
+
+#: Candidate values (rows x (longest + 1)^2 float64) in one pass of :func:`op_many` at most: a compare of two files of
+#: thousands of benchmarks classifies them all together (~2,000 rows of 64 runs would be ~70 MB in one pass).
+_OP_MANY_CELLS = 1 << 20
+
+
+def _op_many(ys: list, penalties: list, ms: int) -> list:
+    out: list = [None] * len(ys)
+    rows = [i for i, y in enumerate(ys) if len(y) >= max(ms, 1)]
+    for i, y in enumerate(ys):
+        if not len(y) >= max(ms, 1):  # (op_lists' own answer, or its error)
+            out[i] = op_lists(list(y), float(penalties[i]), ms)
+    if not rows:
+        return out
+    B = len(rows)
+    lens = np.array([len(ys[i]) for i in rows], dtype=np.int64)
+    n = int(lens.max())
+    Z = np.zeros((B, n + 1))
+    if int(lens.min()) == n:
+        Z[:, 1:] = [ys[i] for i in rows]
+    else:
+        for r, i in enumerate(rows):
+            Z[r, 1:lens[r] + 1] = ys[i]
+    at = np.arange(B)
+    shift = np.cumsum(Z, axis=1)[at, lens] / lens  # (Python's running sum from 0.0, over each row's own values)
+    D = Z[:, 1:] - shift[:, None]
+    past = np.arange(n)[None, :] >= lens[:, None]
+    D[past] = 0.0  # (padding: no effect on a row's own times)
+    Z[:, 1:] = D
+    S1 = np.cumsum(Z, axis=1)
+    vmax = np.abs(D).max(axis=1)
+    tie_abs = 1e-13 * lens * vmax * vmax + 1e-12
+    pen = np.array([float(penalties[i]) for i in rows])
+    inf = math.inf
+    K = np.full((B, n + 1), inf)
+    K[:, 0] = 0.0
+    V = np.full((B, n + 1, n + 1), inf)  # (each time's candidate values; the eligible taus of t: 0, ms..t-ms)
+    best = np.zeros((B, n + 1), dtype=np.int64)
+    taus = np.arange(n + 1)
+    hi = min(ms, n + 1)
+    for t in range(ms, n + 1):
+        m = t - ms + 1
+        d = S1[:, t:t + 1] - S1[:, :m]
+        vals = V[:, t, :m]
+        np.subtract(K[:, :m], d * d / (t - taus[:m]), out=vals)
+        if m > 1 and hi > 1:
+            vals[:, 1:min(hi, m)] = inf  # (taus 1..min_size-1: never a change, K infinite)
+        j = vals.argmin(axis=1)
+        best[:, t] = j
+        K[:, t] = vals[at, j] + pen
+    # the near-tie test at every time at once: the best and second-best candidate values
+    b = V.min(axis=2)
+    V[at[:, None], taus[None, :], best] = inf
+    sec = V.min(axis=2)
+    tie = np.isfinite(sec) & (sec - b <= 1e-12 * (np.abs(b) + np.abs(sec)) + tie_abs[:, None])  # (inf - inf: no)
+    bt = best.tolist()
+    tl = tie.tolist()
+    far = (~(vmax <= _OP_MANY_VMAX)).tolist()  # (and a NaN or an infinity: op_lists' own arithmetic)
+    for r, i in enumerate(rows):
+        if far[r]:
+            out[i] = op_lists(list(ys[i]), float(penalties[i]), ms)
+            continue
+        br, tr = bt[r], tl[r]
+        t = int(lens[r])
+        cps = []
+        while t > 0:
+            if tr[t]:
+                cps = None
+                break
+            t = br[t]
+            if t > 0:
+                cps.append(t)
+        out[i] = None if cps is None else cps[::-1]
+    return out
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _pelt_l2(y, penalty, min_size):
     n = y.shape[0]

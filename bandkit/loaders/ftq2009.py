@@ -9,8 +9,6 @@ Time is in ticks unless a clock rate is given (``clock_hz`` ticks per second, or
 from __future__ import annotations
 
 import math
-import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from ..errors import InputError, UsageError
 from ..robust import median_period
 from ..trace import Trace, TraceMeta
 from .ftq import _line_of_row, check_counts, check_span, read_numeric_table
+from .ftq_names import _COUNTS, _TIMES, is_counts_name, is_times_name, pair_key  # noqa: F401  (pair_key re-exported)
 from .options import reject_options
 from .source import Source
 
@@ -27,28 +26,6 @@ from .source import Source
 #: (a thread's FTQ run has hundreds of quanta; a times file that restarts every few lines is corrupt).
 MAX_BLOCKS = 256
 MIN_BLOCK_ROWS = 16
-
-_TIMES = re.compile(r"(^|_)times\.dat(\.gz)?$")
-_COUNTS = re.compile(r"(^|_)counts\.dat(\.gz)?$")
-
-
-def is_times_name(name: str) -> bool:
-    return bool(_TIMES.search(Path(name).name))
-
-
-def is_counts_name(name: str) -> bool:
-    return bool(_COUNTS.search(Path(name).name))
-
-
-def pair_key(path) -> str | None:
-    """The real path of the times file of the two-file run that ``path`` (a times or counts file) belongs
-    to, so that both files of one run name one input; None for other paths."""
-    p = Path(path)
-    if is_counts_name(p.name):
-        p = p.with_name(_COUNTS.sub(lambda m: m.group(1) + "times.dat" + (m.group(2) or ""), p.name))
-    elif not is_times_name(p.name):
-        return None
-    return os.path.realpath(p)
 
 
 def pair_paths(source: Source) -> tuple[Path, Path]:

@@ -61,7 +61,7 @@ def _looks_like_ftq(head: bytes) -> str | None:
 
 def detect_format(source: Source) -> str:
     """Guess the format of ``source`` from its name and first bytes."""
-    from .ftq2009 import is_counts_name, is_times_name
+    from .ftq_names import is_counts_name, is_times_name
 
     if source.is_dir:
         return "ftq-2009"
@@ -200,7 +200,7 @@ def load_all(path_or_file: PathOrFile, format: str | None = None, limits: Limits
 def distinct_inputs(paths: Iterable[PathOrFile], format: str | None = None) -> list[PathOrFile]:
     """``paths`` without the second file of a two-file FTQ run whose other file is given too
     (``times.dat counts.dat`` is one run, analysed once)."""
-    from .ftq2009 import pair_key
+    from .ftq_names import pair_key
 
     out, seen = [], set()
     for p in paths:

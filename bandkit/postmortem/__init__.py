@@ -15,13 +15,13 @@ import numpy as np
 
 from ..trace import Trace
 from .classify import (GATE_MAX_RUNS, NOT_CLASSIFIED, VERDICTS, Classification, Gates, block_ratio, change_p,
-                       classify, collapse_blocks, outlier_sigmas, ratio_scale, two_group_threshold)
+                       classify, classify_steps, collapse_blocks, outlier_sigmas, ratio_scale, two_group_threshold)
 from .distributions import erfc
 from .noise import detect_tick, mean, two_group_t, within_run_se
 from .runs import RunTable, run_table
 
-__all__ = ["postmortem", "postmortems", "run_verdict", "summarize", "classify", "run_table", "rank_suspects",
-           "PostMortem", "Step", "Episode", "Gates",
+__all__ = ["postmortem", "postmortems", "run_verdict", "run_verdicts", "summarize", "classify", "run_table",
+           "rank_suspects", "PostMortem", "Step", "Episode", "Gates",
            "RunBand", "Suspect", "CrossSummary", "RunTable", "Classification", "VERDICTS"]
 
 #: Names imported on first use (module ``__getattr__``): ``bandkit compare``'s verdicts need none of them (the
@@ -63,10 +63,15 @@ def postmortems(traces, **options) -> list:
     (:func:`_postmortem_steps`), then the requests of all are answered at once, and so on to the end."""
     from .suspects import answer
 
-    out: list = [None] * len(traces)
+    return _drive_all([_postmortem_steps(t, **options) for t in traces], answer)
+
+
+def _drive_all(gens: list, answer) -> list:
+    """The return values of the generators ``gens``: each runs to its first request, then the requests of all
+    are answered at once (``answer(requests) -> replies``), and so on until every one has returned."""
+    out: list = [None] * len(gens)
     waiting: dict[int, tuple] = {}
-    for i, t in enumerate(traces):
-        steps = _postmortem_steps(t, **options)
+    for i, steps in enumerate(gens):
         try:
             waiting[i] = (steps, next(steps))
         except StopIteration as stop:
@@ -107,7 +112,8 @@ def _postmortem_steps(trace: Trace, *, min_ratio: float | None = None, noise_flo
         return PostMortem(name, unit, "no_runs", 0, nvals, rt.runs, rt.means, np.zeros(len(rt), np.int64),
                           summary_only=True, note=str(trace.meta.extra.get("no_runs_reason", "no per-run data")))
     within, tick = _noise_inputs(trace)
-    cl = classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick, gates=g)
+    cl = yield from classify_steps(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick,
+                                  gates=g)  # (its segmentations asked for: those of a file's series run together)
     cl, mixed = _settle_mixed(cl, trace, rt)
     runs = rt.runs
     if cl.verdict in NOT_CLASSIFIED:
@@ -207,12 +213,28 @@ def run_verdict(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: 
                 gates: Gates | None = None) -> str:
     """``postmortem(trace).verdict`` (same defaults) without the rest of the post-mortem (suspects, steps,
     episodes): what ``bandkit compare`` needs to flag a noisy benchmark. ``rt``: its run table, if at hand."""
+    from .noise import run_ops
+
+    return run_ops(_run_verdict_steps(trace, rt, noise_floor=noise_floor, min_runs=min_runs, gates=gates))
+
+
+def run_verdicts(items, **options) -> list[str]:
+    """``[run_verdict(trace, rt, **options) for trace, rt in items]``, the same verdicts, with the segmentations
+    of all the series run together (:func:`.noise.answer_ops`, as :func:`postmortems` does)."""
+    from .noise import answer_ops
+
+    return _drive_all([_run_verdict_steps(t, rt, **options) for t, rt in items], answer_ops)
+
+
+def _run_verdict_steps(trace: Trace, rt=None, *, noise_floor: float = 0.002, min_runs: int = 4,
+                       gates: Gates | None = None):
+    """:func:`run_verdict` as a generator (its classification's segmentations asked for)."""
     if trace.meta.extra.get("summary_only", False):
         return "no_runs"
     rt = run_table(trace, metadata=False) if rt is None else rt
     within, tick = _noise_inputs(trace)
-    cl = classify(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick,
-                  gates=gates or Gates())
+    cl = yield from classify_steps(rt.means, noise_floor=noise_floor, min_runs=min_runs, within=within, tick=tick,
+                                   gates=gates or Gates())
     return _settle_mixed(cl, trace, rt, verdict_only=True)[0].verdict
 
 

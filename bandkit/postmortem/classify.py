@@ -105,8 +105,9 @@ import numpy as np
 from ..changepoints.penalty import long_run_factor
 from ..robust import distinct, exp_ratio
 from .distributions import chi2_isf, erfc, running_median, t_isf
-from .noise import (RunNoise, clip_to, clipped_residuals, estimate_noise, fpop_cps, lag1, lag1_list, mean, median, robust_sd,
-                    segment_medians, std, two_group_t)
+from .noise import (RunNoise, clip_to, clipped_residuals, estimate_noise, estimate_noise_steps, fpop_cps,  # noqa: F401
+                    fpop_cps_steps, lag1, lag1_list, mean, median, robust_sd, run_ops, segment_medians, std,
+                    two_group_t)
 
 VERDICTS = ("stable", "step", "episode", "bimodal", "bands", "trend", "warmup", "outliers", "too_few_runs",
             "no_runs")
@@ -389,6 +390,17 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
     ``within``: relative standard error of a run mean from the values inside runs (floor of the
     noise); ``tick``: quantisation step of the values (value unit); ``gates``: the decision gates
     (``min_ratio`` overrides ``gates.min_ratio``)."""
+    return run_ops(classify_steps(means, min_ratio=min_ratio, noise_floor=noise_floor, min_runs=min_runs,
+                                  within=within, tick=tick, gates=gates))
+
+
+def classify_steps(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: float = 0.002,
+                   min_runs: int = 4, within: float | None = None, tick: float | None = None,
+                   gates: Gates | None = None):
+    """:func:`classify` as a generator: it yields its segmentations on lists (:class:`.noise.OPAsk`: the noise
+    model's and the structure's), is sent their change points (:func:`.noise.answer_ops`) and returns the
+    :class:`Classification` - so that the post-mortems of a file segment their series together
+    (:func:`bandkit.postmortem.postmortems`)."""
     g = gates or Gates()
     if min_ratio is not None:
         g = dataclasses.replace(g, min_ratio=float(min_ratio))
@@ -405,17 +417,18 @@ def classify(means: np.ndarray, *, min_ratio: float | None = None, noise_floor: 
     if tick_rel is not None and tick_rel >= 1.0:
         tick_rel = None  # a "tick" as large as the values (0 s and 1 s) is no timer's resolution
     pen = g.penalty_factor * math.log(max(n, 2))
-    noise = estimate_noise(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel, within=within,
-                           two_level=(g.min_share, g.min_scattered, g.band_sigmas))
-    out = _classify_x(x, noise, g, pen)
+    noise = yield from estimate_noise_steps(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel, within=within,
+                                            two_level=(g.min_share, g.min_scattered, g.band_sigmas))
+    out = yield from _classify_x_steps(x, noise, g, pen)
     if noise.two_level is not None and (len(out.levels) < 2 or (out.verdict in ("bimodal", "bands")
                                                                 and not two_groups_apart(x, g))):
         # the noise was measured inside two groups of values that the bands do not report: then it is the
         # spread of the one level they do report (a hyperfine file: "noise 1.30 %" beside runs at 5.9-6.1 s
         # and 6.35-6.5 s called one level, and its far runs outliers)
-        plain = estimate_noise(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel, within=within)
+        plain = yield from estimate_noise_steps(x, penalty=pen, noise_floor=noise_floor, tick_rel=tick_rel,
+                                                within=within)
         if plain.sigma != noise.sigma:
-            out = _classify_x(x, plain, g, pen)
+            out = yield from _classify_x_steps(x, plain, g, pen)
     return gate_outliers(gate_steps(out))
 
 
@@ -429,12 +442,17 @@ def gate_steps(c: Classification) -> Classification:
 
 def _classify_x(x: np.ndarray, noise: RunNoise, g: Gates, pen: float) -> Classification:
     """:func:`classify` of the log run means ``x`` with the noise model ``noise``."""
+    return run_ops(_classify_x_steps(x, noise, g, pen))
+
+
+def _classify_x_steps(x: np.ndarray, noise: RunNoise, g: Gates, pen: float):
+    """:func:`_classify_x` as a generator (its segmentations asked for: :class:`.noise.OPAsk`)."""
     n = x.size
     log_min = math.log(g.min_ratio)
     far = max(outlier_sigmas(n, g.outlier_alpha) * noise.sigma, log_min)
 
     level0 = local_level(x)  # (the first level around each run: both passes of _structure start from it)
-    sustained, scattered, changes, test_scale = _structure(x, noise, g, far, pen, level0)
+    sustained, scattered, changes, test_scale = yield from _structure_steps(x, noise, g, far, pen, level0)
     # far runs inflate the first noise estimate: once they are set apart, measure it again on the
     # sustained stretches and, if clearly smaller, decide again with it
     resid = np.concatenate([x[s_] - median(x[s_]) for s_ in sustained]) if sustained else np.zeros(0)
@@ -443,7 +461,7 @@ def _classify_x(x: np.ndarray, noise: RunNoise, g: Gates, pen: float) -> Classif
         if s2 < 0.8 * noise.sigma:
             noise = dataclasses.replace(noise, sigma=s2, sigma_lr=s2 * long_run_factor(noise.rho))
             far = max(outlier_sigmas(n, g.outlier_alpha) * noise.sigma, log_min)
-            sustained, scattered, changes, test_scale = _structure(x, noise, g, far, pen, level0)
+            sustained, scattered, changes, test_scale = yield from _structure_steps(x, noise, g, far, pen, level0)
     labels, levels = _label_runs(x, sustained, scattered, noise, g, far)
     labels = _return_at_the_end(x, labels, levels, far, g)
     labels, levels = _visits_of_the_episode(x, labels, levels, noise.sigma, far, g)
@@ -479,8 +497,13 @@ def local_level(x: np.ndarray, width: int = LOCAL_WIDTH) -> np.ndarray:
 def _segments(x: np.ndarray, keep: np.ndarray, noise: RunNoise, g: Gates, pen: float):
     """Pruned segmentation of the runs ``keep``: (segments as arrays of run indices, changes in run
     indices, test scale)."""
+    return run_ops(_segments_steps(x, keep, noise, g, pen))
+
+
+def _segments_steps(x: np.ndarray, keep: np.ndarray, noise: RunNoise, g: Gates, pen: float):
+    """:func:`_segments` as a generator (its segmentation asked for: :class:`.noise.OPAsk`)."""
     xk = x[keep]
-    cps0 = fpop_cps((xk - median(xk)) / noise.sigma_lr, pen, 1) if xk.size >= 2 else []
+    cps0 = (yield from fpop_cps_steps((xk - median(xk)) / noise.sigma_lr, pen, 1)) if xk.size >= 2 else []
     test_scale = _test_scale(xk, cps0, noise, g.clip)
     min_effect = max(math.log(g.min_ratio), g.visible * noise.sigma)
     changes_k = _prune(xk, [int(c) for c in cps0], test_scale, g.clip * noise.sigma, min_effect, g.alpha)
@@ -491,6 +514,12 @@ def _segments(x: np.ndarray, keep: np.ndarray, noise: RunNoise, g: Gates, pen: f
 
 
 def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float, level0: np.ndarray | None = None):
+    """:func:`_structure_steps` driven to its end (each segmentation answered as asked)."""
+    return run_ops(_structure_steps(x, noise, g, far, pen, level0))
+
+
+def _structure_steps(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float,
+                     level0: np.ndarray | None = None):
     """Sustained stretches (segments of >= ``min_block`` runs, and excursions: >= ``min_block``
     consecutive far runs on one side) and scattered far runs, by alternating a segmentation of the
     runs that are not far and the test of every run against the level of the segment around it
@@ -510,7 +539,7 @@ def _structure(x: np.ndarray, noise: RunNoise, g: Gates, far: float, pen: float,
         if keep.size == 0:
             segs, changes = [], ()
             break
-        segs, changes, test_scale = _segments(x, keep, noise, g, pen)
+        segs, changes, test_scale = yield from _segments_steps(x, keep, noise, g, pen)
         long = [s_ for s_ in segs if len(s_) >= g.min_block] or [keep]
         # the level around every run: its long segment, else the long segment before (or after) it
         if len(long) == 1:  # (one level around every run)

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
 
-from ..changepoints.fpop import LISTS_MAX as FPOP_LISTS_MAX, fpop, op_lists
+from ..changepoints.fpop import LISTS_MAX as FPOP_LISTS_MAX, fpop, op_lists, op_many
 from ..changepoints.penalty import long_run_factor
 from ..robust import SORT_MAX, detect_tick, distinct, median  # noqa: F401  (detect_tick re-exported: the noise inputs of a run sequence)
 
@@ -149,6 +148,9 @@ def _one_sided_tick_sd(r: np.ndarray, tick_rel: float | None) -> float:
     q = min(np.count_nonzero(r > half), np.count_nonzero(r < -half)) / r.size
     if q <= 0.0:
         return 0.0
+    from statistics import NormalDist  # (here: statistics imports fractions and decimal, ~2-3 ms a process, and
+    # only a series on a clock tick with half its runs on a neighbour's tick comes this far)
+
     return half / NormalDist().inv_cdf(1.0 - q) if q < 0.5 else math.inf
 
 
@@ -371,15 +373,96 @@ def _segment_residuals(v: list, cps) -> list:
     return out
 
 
+class OPAsk:
+    """A request of the post-mortem's generators (:func:`fpop_cps_steps`, :func:`estimate_noise_steps` and the
+    classification built on them): the change points of ``y`` (a list of finite floats) by :func:`op_lists` at
+    ``penalty`` with segments of ``min_size`` runs or more, FPOP's where that declines (:func:`answer_ops`)."""
+    __slots__ = ("y", "penalty", "min_size")
+
+    def __init__(self, y: list, penalty: float, min_size: int):
+        self.y, self.penalty, self.min_size = y, float(penalty), int(min_size)
+
+
+class NoiseIterAsk:
+    """A request of :func:`estimate_noise_steps`: one iteration of the noise model on lists (:func:`_iterate_lists`
+    of ``xl``, ``xcl``, ``s``, ``penalty``), answered with its (robust sd, lag-1 correlation) by :func:`answer_ops`
+    (those of many series at once: :func:`_iterations_many`)."""
+    __slots__ = ("xl", "xcl", "s", "penalty")
+
+    def __init__(self, xl: list, xcl: list, s: float, penalty: float):
+        self.xl, self.xcl, self.s, self.penalty = xl, xcl, s, penalty
+
+
+#: From this many requests of one ``min_size`` :func:`answer_ops` runs them as one padded pass (:func:`op_many`,
+#: ~0.2 ms for ~20 runs whatever the rows); below, :func:`op_lists` row by row (~30 us a row).
+OP_MANY_MIN = 8
+
+
+def answer_ops(asks: list) -> list:
+    """The change points (lists of ints) that the :class:`OPAsk` requests ``asks`` ask for: :func:`op_lists` of
+    each (those of one ``min_size``, :data:`OP_MANY_MIN` or more, together by :func:`op_many`: the same lists),
+    and ``fpop`` of the values where op_lists declines (a near-tie on the optimal path); the (robust sd, lag-1) of
+    the :class:`NoiseIterAsk` among them (:data:`OP_MANY_MIN` or more: :func:`_iterations_many`)."""
+    out: list = [None] * len(asks)
+    iters = [i for i, a in enumerate(asks) if type(a) is NoiseIterAsk]
+    if iters:
+        got = _iterations_many([asks[i] for i in iters]) if len(iters) >= OP_MANY_MIN else \
+            [answer_op(asks[i]) for i in iters]
+        for i, r in zip(iters, got):
+            out[i] = r
+    by_size: dict[int, list[int]] = {}
+    for i, a in enumerate(asks):
+        if type(a) is not NoiseIterAsk:
+            by_size.setdefault(a.min_size, []).append(i)
+    for ms, idx in by_size.items():
+        if len(idx) >= OP_MANY_MIN:
+            got = op_many([asks[i].y for i in idx], [asks[i].penalty for i in idx], ms)
+        else:
+            got = [op_lists(asks[i].y, asks[i].penalty, ms) for i in idx]
+        for i, cps in zip(idx, got):
+            a = asks[i]
+            out[i] = fpop(np.array(a.y), a.penalty, ms).tolist() if cps is None else cps
+    return out
+
+
+def drive(steps, answer_one):
+    """Drive the generator ``steps`` to its end, sending each of its requests ``answer_one(request)``: its return
+    value."""
+    try:
+        ask = next(steps)
+        while True:
+            ask = steps.send(answer_one(ask))
+    except StopIteration as stop:
+        return stop.value
+
+
+def answer_op(a) -> list:
+    """:func:`answer_ops` of the one request ``a``."""
+    if type(a) is NoiseIterAsk:
+        return _iterate_lists(a.xl, a.xcl, a.s, a.penalty)
+    cps = op_lists(a.y, a.penalty, a.min_size)
+    return fpop(np.array(a.y), a.penalty, a.min_size).tolist() if cps is None else cps
+
+
+def run_ops(steps):
+    """Drive a generator that yields :class:`OPAsk` requests to its end, answering each as it comes
+    (:func:`answer_ops`): its return value."""
+    return drive(steps, answer_op)
+
+
 def fpop_cps(y: np.ndarray, penalty: float, min_size: int) -> list[int]:
     """``fpop(y, penalty, min_size).tolist()``; for 2 ``min_size`` .. ``fpop.LISTS_MAX`` finite float64 values and
     a finite penalty >= 0 (fpop's own checks) its plain optimal partitioning on ``y``'s list directly, which is
     where fpop starts (FPOP itself where that declines), without fpop's array checks and arrays."""
+    return run_ops(fpop_cps_steps(y, penalty, min_size))
+
+
+def fpop_cps_steps(y: np.ndarray, penalty: float, min_size: int):
+    """:func:`fpop_cps` as a generator: where it runs :func:`op_lists` it yields an :class:`OPAsk` and is sent the
+    change points (:func:`answer_ops`); returns them."""
     yl = _float_list(y, 2 * min_size, FPOP_LISTS_MAX) if min_size >= 1 else None
     if yl is not None and penalty >= 0 and math.isfinite(penalty):
-        cps = op_lists(yl, float(penalty), int(min_size))
-        if cps is not None:
-            return cps
+        return (yield OPAsk(yl, penalty, min_size))
     return fpop(y, penalty, min_size).tolist()
 
 
@@ -417,6 +500,90 @@ def _iterate_lists(xl: list, xcl: list, s: float, penalty: float) -> tuple[float
     return robust_sd_list(resid), lag1_list(resid)
 
 
+def _iterate_lists_steps(xl: list, xcl: list, s: float, penalty: float):
+    """:func:`_iterate_lists` as a generator: the iteration asked for (a :class:`NoiseIterAsk`, answered by
+    :func:`answer_ops`: those of a file's series at once)."""
+    return (yield NoiseIterAsk(xl, xcl, s, penalty))
+
+
+def _iterations_many(asks: list) -> list:
+    """``[_iterate_lists(a.xl, a.xcl, a.s, a.penalty) for a in asks]``, the same floats: the segmentations by
+    :func:`op_many` (FPOP where op_lists declines), then, for the series of one length, the residuals from the
+    segment medians (one sort of every row by segment and value: the same middle values), their MADs and those of
+    the sums and differences of neighbours (:func:`_mad_rows`: :func:`_mad_list`'s steps on the rows; the array
+    path of :func:`robust_sd` for a row where that declines) at once."""
+    out: list = [None] * len(asks)
+    ys = [[v / a.s for v in a.xcl] for a in asks]
+    cps_all = op_many(ys, [a.penalty for a in asks], 2)
+    for i, c in enumerate(cps_all):
+        if c is None:  # (a near-tie on the path: FPOP decides)
+            cps_all[i] = fpop(np.array(ys[i]), asks[i].penalty, 2).tolist()
+    by_n: dict[int, list[int]] = {}
+    for i, a in enumerate(asks):
+        by_n.setdefault(len(a.xl), []).append(i)
+    for n, idx in by_n.items():
+        R = _segment_residual_rows(np.array([asks[i].xl for i in idx], dtype=np.float64).reshape(len(idx), n),
+                                   [cps_all[i] for i in idx])
+        sig = _robust_rows(R)
+        if n < 10:  # (lag1_list of fewer than 10 residuals)
+            rho = [0.0] * len(idx)
+        else:
+            plus, minus = _robust_rows(R[:, :-1] + R[:, 1:]), _robust_rows(R[:, :-1] - R[:, 1:])
+            rho = [_lag1_of(a, b) for a, b in zip(plus, minus)]
+        for k, i in enumerate(idx):
+            out[i] = (sig[k], rho[k])
+    return out
+
+
+def _segment_residual_rows(X: np.ndarray, cps: list) -> np.ndarray:
+    """:func:`_segment_residuals` of each row of ``X`` (B x n, finite) with its change points ``cps[row]``: each
+    value minus the median of its segment (the middle value, or the mean of the two middle ones from +0.0)."""
+    B, n = X.shape
+    ind = np.zeros((B, n), dtype=np.int64)
+    rr = [r for r, c in enumerate(cps) for _ in c]
+    if rr:
+        ind[rr, [k for c in cps for k in c]] = 1
+    S = np.cumsum(ind, axis=1)  # (the segment of each value)
+    XS = np.take_along_axis(X, np.lexsort((X, S), axis=-1), axis=1)  # (each segment sorted in its own place)
+    pos = np.arange(n)[None, :]
+    new = np.ones((B, n), dtype=bool)
+    new[:, 1:] = S[:, 1:] != S[:, :-1]
+    last = np.ones((B, n), dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, pos + 1, n)[:, ::-1], axis=1)[:, ::-1]
+    L = end - start
+    rows = np.arange(B)[:, None]
+    lo, hi = XS[rows, start + (L - 1) // 2], XS[rows, start + L // 2]
+    return X - np.where(L % 2 == 1, 0.0 + hi, (0.0 + lo + hi) / 2.0)
+
+
+def _mad_rows(R: np.ndarray) -> list:
+    """:func:`_mad_list` of each row of ``R`` (B x n float64) - the same middle values (a stable sort), tie count,
+    distinct count (-0.0 and 0.0 one value, as a set has them) and tests: its MAD, or None where it declines."""
+    with np.errstate(over="ignore", invalid="ignore"):  # (a row with a NaN or an infinity: declined below)
+        return _mad_rows_of(R)
+
+
+def _mad_rows_of(R: np.ndarray) -> list:
+    n = R.shape[1]
+    ok = np.isfinite(np.cumsum(R, axis=1)[:, -1])  # (sum(v) finite: no NaN, no infinity on the way)
+    s = np.sort(R, axis=1, kind="stable")
+    h = n // 2
+    med = 0.0 + s[:, h] if n % 2 else (0.0 + s[:, h - 1] + s[:, h]) / 2.0
+    d = np.sort(np.abs(R - med[:, None]), axis=1, kind="stable")
+    mad = _MAD * (0.0 + d[:, h] if n % 2 else (0.0 + d[:, h - 1] + d[:, h]) / 2.0)
+    tied = np.count_nonzero(R == med[:, None], axis=1)
+    distinct_n = 1 + np.count_nonzero(s[:, 1:] != s[:, :-1], axis=1)
+    good = ok & (mad > 0) & (tied < 0.25 * n) & ((tied < TIED_SHARE * n) | (distinct_n > n // 2))
+    return [m if g else None for m, g in zip(mad.tolist(), good.tolist())]
+
+
+def _robust_rows(R: np.ndarray) -> list:
+    """:func:`robust_sd_list` of each row of ``R`` (at least 2 columns): :func:`_mad_rows`, else the array path."""
+    return [robust_sd(R[i].copy()) if m is None else m for i, m in enumerate(_mad_rows(R))]
+
+
 def _lag1_of(s_plus: float, s_minus: float) -> float:
     """:func:`lag1` from the robust scales of the sums and the differences of neighbours."""
     if s_plus + s_minus <= 0:
@@ -430,6 +597,15 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
     """Noise model of ``x`` (log run means): alternate an L2 segmentation (segments of >= 2 runs, so
     that a spike cannot hide in its own segment) at ``penalty`` on ``x / sigma_lr`` and the robust
     scale of its residuals, from the first-difference scale, until the long-run scale settles."""
+    return run_ops(estimate_noise_steps(x, penalty=penalty, noise_floor=noise_floor, tick_rel=tick_rel, within=within,
+                                        n_iter=n_iter, two_level=two_level))
+
+
+def estimate_noise_steps(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002, tick_rel: float | None = None,
+                         within: float | None = None, n_iter: int = 4, two_level: tuple | None = None):
+    """:func:`estimate_noise` as a generator: the segmentation of each iteration on lists is asked for (an
+    :class:`OPAsk`, answered by :func:`answer_ops`: the post-mortems of a file segment their series together);
+    returns the :class:`RunNoise`."""
     floor = max(noise_floor, (tick_rel / 2.0) if tick_rel else 0.0, within or 0.0)
     n = x.size
     if n < 4:
@@ -452,7 +628,7 @@ def estimate_noise(x: np.ndarray, *, penalty: float, noise_floor: float = 0.002,
         nn = min(nn, mix / NEIGHBOUR_CAP)
     for _ in range(n_iter):
         if lists is not None and s > 0 and nn > 0:
-            sigma_r, rho = _iterate_lists(*lists, s, penalty)
+            sigma_r, rho = yield from _iterate_lists_steps(*lists, s, penalty)
             cap = NEIGHBOUR_CAP * nn
         else:
             cps = fpop(xc / s, penalty, 2)

@@ -65,7 +65,7 @@ from ..robust import distinct
 from .distributions import ndtr
 from .exact_tests import fisher_exact_p, mannwhitney_exact_p
 from .magnitude import assess, freq_scale_of, physical_kind
-from .noise import LISTS_MAX, median, median_list
+from .noise import LISTS_MAX, NoiseIterAsk, OPAsk, answer_op, answer_ops, drive, median, median_list
 
 #: Family-wise significance a suspect needs (max-T permutation p-value over every column and lag tried).
 SUSPECT_ALPHA = 0.05
@@ -496,27 +496,36 @@ def rank_suspects(metadata: pd.DataFrame | list, affected: np.ndarray, *, step_i
 def run_steps(steps):
     """Drive a generator of :func:`rank_steps` (or one that delegates to it) to its end, answering what it
     asks for (:func:`answer`): its return value."""
-    try:
-        ask = next(steps)
-        while True:
-            ask = steps.send(answer([ask])[0])
-    except StopIteration as stop:
-        return stop.value
+    return drive(steps, _answer_one)
+
+
+#: The requests of the classification (:func:`.classify.classify_steps`), answered by :func:`.noise.answer_ops`.
+_CLASSIFY_ASKS = (OPAsk, NoiseIterAsk)
+
+
+def _answer_one(ask):
+    """:func:`answer` of the one request ``ask``."""
+    return answer_op(ask) if type(ask) in _CLASSIFY_ASKS else answer([ask])[0]
 
 
 def answer(asks: list) -> list:
     """The answers to requests of :func:`rank_steps` generators (of one or of many benchmarks): a
     :class:`_BlockJob` gets its :func:`_block_suspects` (the jobs of all benchmarks scored together,
-    :func:`_block_suspects_many`), a max-T null (:class:`_MaxT`) its :meth:`~_MaxT.null_max`."""
+    :func:`_block_suspects_many`), a max-T null (:class:`_MaxT`) its :meth:`~_MaxT.null_max`; the classification's
+    segmentations (:class:`.noise.OPAsk`, from :func:`bandkit.postmortem._postmortem_steps`) their change points
+    (:func:`.noise.answer_ops`: those of all benchmarks in one padded pass)."""
     out: list = [None] * len(asks)
     jobs = [i for i, a in enumerate(asks) if isinstance(a, _BlockJob)]
     for i, found in zip(jobs, _block_suspects_many([asks[i] for i in jobs]) if jobs else ()):
         out[i] = found
+    ops = [i for i, a in enumerate(asks) if type(a) in _CLASSIFY_ASKS]
+    for i, cps in zip(ops, answer_ops([asks[i] for i in ops]) if ops else ()):
+        out[i] = cps
     for i, a in enumerate(asks):
         if isinstance(a, _MaxT):
             out[i] = a.null_max()
-        elif not isinstance(a, _BlockJob):
-            raise TypeError(f"not a request of rank_steps: {a!r}")
+        elif not isinstance(a, _BlockJob) and type(a) not in _CLASSIFY_ASKS:
+            raise TypeError(f"not a request of rank_steps or of the classification: {a!r}")
     return out
 
 
