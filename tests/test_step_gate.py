@@ -195,3 +195,33 @@ def test_x105_in_the_last_4_runs_at_1_percent_noise_is_found_in_90_percent():
             x[n - 4:] += np.log(1.05)
             hits += classify(np.exp(x)).verdict == "step"
     assert hits >= 805, hits
+
+
+def _nth_ar(seed: int, n: int, i: int, sd: float = 0.05) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    for _ in range(i):
+        _ar(rng, n, 0.5)
+    return np.exp(sd * _ar(rng, n, 0.5))
+
+
+@pytest.mark.parametrize("seed,n,i", [(430, 30, 224), (450, 50, 89)])
+def test_a_false_step_of_ar1_05_noise_at_30_or_more_runs_is_one_level_now(seed, n, i):
+    """AR(1) 0.5 noise at 5 % sd that main 07ec02a read "step" (levels 0.97 / 1.11 of 30 runs, 1.01 / 1.11 of 50):
+    from 30 runs a step verdict's AR(1) likelihood ratio must reach 18, not 15 (classify.STEP_LR_CRIT)."""
+    assert classify(_nth_ar(seed, n, i)).verdict == "stable"
+
+
+def test_ar1_05_noise_of_30_and_50_runs_reads_step_in_under_1_percent():
+    """AR(1) 0.5 at 5 % and 10 % sd, 800 series of 30 and 800 of 50 runs each: main 07ec02a read "step" on 3 + 11 +
+    7 + 14 = 35 (1.09 %, over the 1 % bar of 32), this branch 2 + 8 + 4 + 10 = 24 (0.75 %)."""
+    steps = sum(_verdicts(n, sd, 800, seed + (sd == 0.10), rho=0.5)["step"]
+                for n, seed in ((30, 3030), (50, 5050)) for sd in (0.05, 0.10))
+    assert steps <= 30, steps
+
+
+def test_the_step_lr_critical_value_is_raised_from_30_runs_only():
+    """20 runs keep STEP_LR99 (the x1.05-at-1 %-sd last-4 power bar wins there); from 30 runs on 18."""
+    from bandkit.postmortem.classify import STEP_LR99, step_lr_crit
+
+    assert step_lr_crit(10) == step_lr_crit(20) == STEP_LR99
+    assert all(step_lr_crit(n) == 18.0 for n in (30, 50, 100, 200, 500))
