@@ -77,9 +77,9 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    / 6.25 at 20 runs; a step's also keeps AR(1) 0.3 noise under 0.5 %). An episode whose return is only the last
    run or two holds as the step at the end it may be. A ``step`` verdict must also beat AR(1) noise of any
    lag-1: the likelihood ratio of one mean shift under AR(1) noise (:func:`step_lr`) at its AR(1) 0.5 99 %
-   quantile (:data:`STEP_LR99`) - the residuals around a step fitted to AR(1) 0.5 noise hide its lag-1; a staircase
+   quantile (:data:`STEP_LR99`) up to 20 runs, 18 from 30 runs (:data:`STEP_LR_CRIT`) - the residuals around a step fitted to AR(1) 0.5 noise hide its lag-1; a staircase
    of two or more changes, which the no-shift model can take for a wander, passes when every change passes it on
-   the runs of its two blocks. A one-level
+   the runs of its two blocks (at :data:`STEP_LR99`). A one-level
    verdict reached once the outlier gate (7) put back runs the classifier had set apart becomes the step at the
    best split when that passes this gate (:func:`step_missed`: a step's new level read as outlier runs). On 10-30 runs the noise scale of
    steps 1-4, measured on those same runs, can come out at a third of the true one and make pure noise a
@@ -892,8 +892,8 @@ def change_holds(c: Classification) -> bool:
     told from. The scale is the spread inside the levels the verdict reports, not
     the noise the classifier worked with: on 10-30 runs that estimate, from the same runs, can come out at a third
     of the true noise and let pure noise read "step" (1.7 % of Gaussian 20-run series at 5 % sd). A "step" verdict
-    must also pass :func:`step_lr` at :data:`STEP_LR99` - on the whole series, or, for two or more changes, on the
-    runs of the two blocks around every change."""
+    must also pass :func:`step_lr` - on the whole series at :func:`step_lr_crit` of its runs, or, for two or more
+    changes, on the runs of the two blocks around every change at :data:`STEP_LR99`."""
     x, labels = c.x, c.labels
     nb = len(c.levels)
     if x is None or x.size <= nb + 1:
