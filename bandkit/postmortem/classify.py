@@ -1271,7 +1271,7 @@ def collapse_blocks(blocks: list[tuple[int, int, int]], drop: list[int]) -> list
 
 
 def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates,
-                 sigma: float = 0.0) -> tuple[int, int, np.ndarray]:
+                 sigma: float = 0.0, floor: float = 0.0) -> tuple[int, int, np.ndarray]:
     """(number of leading runs - outliers or the first block of a band - before one band that holds
     every later non-outlier run, when they are at most ``max(min_block, min(10 %, 10))``, all
     slower than that band by ``min_ratio``, while slow outlier runs are rare after them (fewer than
@@ -1311,7 +1311,7 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
         if j > L and any(k < 0 for k in lab[:j]):
             L = j
         elif L == 0:
-            L = _leading_slow(x, labels, first, g, limit)
+            L = _leading_slow(x, labels, first, g, limit, floor)
         rest = labels[L:][labels[L:] >= 0]
     if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block:
         return none  # (half the runs slower first is a step, not a warm-up)
@@ -1336,12 +1336,14 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     return (L, later, visits) if later_slow < max(L, g.min_share * (n - L)) else none
 
 
-def _leading_slow(x: np.ndarray, labels: np.ndarray, band: int, g: Gates, limit: int) -> int:
+def _leading_slow(x: np.ndarray, labels: np.ndarray, band: int, g: Gates, limit: int, floor: float = 0.0) -> int:
     """The largest k (2 <= k <= ``limit``, 4 k <= n) whose first k runs are all in ``band``, each slower than the
     mean of the band's later runs by ``min_ratio``, and whose mean is above that mean by Student's t (one-sided, at
     :data:`WARMUP_LEAD_ALPHA` / the number of k tried) on the sd of those later runs and their lag-1 correlation
     (AR noise moves neighbours together: the variance of a mean of k consecutive runs, and the long-run factor for
-    the later runs' mean); 0 if none. The scale is the later runs' own: the
+    the later runs' mean), that sd no smaller than the noise model's ``floor`` (within-run noise, a clock tick: a
+    pyperf async_tree_io with runs 1-2 at +8.5 % beside a within-run noise of 3.7 % and run-to-run of 0.35 % stays
+    "stable", as the floor says); 0 if none. The scale is the later runs' own: the
     series' noise scale counts a later spike's neighbourhood and the warm-up itself (x1.05 at 1 % noise: 1.1-1.5x,
     and a lag-1 correlation of 0.1-0.3 made of the warm-up's two slow runs side by side)."""
     n = x.size
@@ -1363,7 +1365,8 @@ def _leading_slow(x: np.ndarray, labels: np.ndarray, band: int, g: Gates, limit:
         # variance of the k runs' mean under AR(1) (k consecutive runs: 1 + 2 sum (1 - d/k) rho^d, not the long-run
         # factor of a long mean), and of the later runs' mean (long-run); their covariance (>= 0) left out
         f_k = 1.0 + 2.0 * sum((1.0 - d / k) * rho ** d for d in range(1, k))
-        se = math.sqrt(float(np.sum((after - ref) ** 2)) / (m - 1) * (f_k / k + long_run_factor(rho) ** 2 / m))
+        sd = max(math.sqrt(float(np.sum((after - ref) ** 2)) / (m - 1)), floor)
+        se = sd * math.sqrt(f_k / k + long_run_factor(rho) ** 2 / m)
         if mean(x[:k]) - ref >= t_isf(WARMUP_LEAD_ALPHA / (kmax - 1), m - 1.0) * se:
             return k
     return 0
@@ -1397,7 +1400,8 @@ def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification
         else:
             verdict = "episode"
     if verdict in ("stable", "step", "outliers", "bimodal"):
-        warm, later, visits = _warmup_runs(x, labels, levels, g, noise.sigma if noise is not None else 0.0)
+        warm, later, visits = _warmup_runs(x, labels, levels, g, noise.sigma if noise is not None else 0.0,
+                                             noise.floor if noise is not None else 0.0)
         if warm:
             verdict = "warmup"
             episodes = []
