@@ -1338,7 +1338,9 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
 
 def _leading_slow(x: np.ndarray, labels: np.ndarray, band: int, g: Gates, limit: int, floor: float = 0.0) -> int:
     """The largest k (2 <= k <= ``limit``, 4 k <= n) whose first k runs are all in ``band``, each slower than the
-    mean of the band's later runs by ``min_ratio``, and whose mean is above that mean by Student's t (one-sided, at
+    mean of the band's later runs by ``min_ratio`` and by :data:`WARMUP_JOIN_SIGMAS` of their sd (as a band run
+    joins a far first run's warm-up: one large run - a spike at run 1 within ``far`` at 5 % noise - does not carry
+    a neighbour slow by noise alone into a "warm-up"), and whose mean is above that mean by Student's t (one-sided, at
     :data:`WARMUP_LEAD_ALPHA` / the number of k tried) on the sd of those later runs and their lag-1 correlation
     (AR noise moves neighbours together: the variance of a mean of k consecutive runs, and the long-run factor for
     the later runs' mean), that sd no smaller than the noise model's ``floor`` (within-run noise, a clock tick: a
@@ -1358,14 +1360,14 @@ def _leading_slow(x: np.ndarray, labels: np.ndarray, band: int, g: Gates, limit:
         if after.size < max(g.min_block, 4):
             continue
         ref = mean(after)
-        if not (x[:k] - ref >= lo).all():
-            continue
         m = after.size
+        sd = max(math.sqrt(float(np.sum((after - ref) ** 2)) / (m - 1)), floor)
+        if not (x[:k] - ref >= max(lo, WARMUP_JOIN_SIGMAS * sd)).all():
+            continue
         rho = lag1(after - ref)
         # variance of the k runs' mean under AR(1) (k consecutive runs: 1 + 2 sum (1 - d/k) rho^d, not the long-run
         # factor of a long mean), and of the later runs' mean (long-run); their covariance (>= 0) left out
         f_k = 1.0 + 2.0 * sum((1.0 - d / k) * rho ** d for d in range(1, k))
-        sd = max(math.sqrt(float(np.sum((after - ref) ** 2)) / (m - 1)), floor)
         se = sd * math.sqrt(f_k / k + long_run_factor(rho) ** 2 / m)
         if mean(x[:k]) - ref >= t_isf(WARMUP_LEAD_ALPHA / (kmax - 1), m - 1.0) * se:
             return k
