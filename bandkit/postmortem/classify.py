@@ -121,6 +121,12 @@ LOCAL_WIDTH = 7
 #: 0.3-0.6 sd slow joined a far first run (a one-run spike at run 1 or 2 of outlier_null.py's power read "warm-up").
 WARMUP_JOIN_SIGMAS = 2.0
 
+#: One-sided false-alarm level of the leading-runs test of :func:`_warmup_runs` (:func:`_leading_slow`: the first k
+#: runs, all in the one band and all ``min_ratio`` slower than its later runs, against those runs; Bonferroni over
+#: the k tried): a warm-up whose runs both sit within ``far`` - once a later spike has raised the noise scale,
+#: or at the scale's own error at 20 runs - is still set apart (benchmarks/warmup_spike.py).
+WARMUP_LEAD_ALPHA = 0.001
+
 #: Width (runs) of the window whose median is the level of the last ``END_WIDTH // 2`` runs (``2 min_block - 1``).
 END_WIDTH = 5
 
@@ -1279,7 +1285,7 @@ def collapse_blocks(blocks: list[tuple[int, int, int]], drop: list[int]) -> list
 
 
 def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates,
-                 sigma: float = 0.0) -> tuple[int, int, np.ndarray]:
+                 sigma: float = 0.0, floor: float = 0.0) -> tuple[int, int, np.ndarray]:
     """(number of leading runs - outliers or the first block of a band - before one band that holds
     every later non-outlier run, when they are at most ``max(min_block, min(10 %, 10))``, all
     slower than that band by ``min_ratio``, while slow outlier runs are rare after them (fewer than
@@ -1292,7 +1298,10 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     every non-outlier run is in one band, the leading stretch is the leading outlier runs and the band's runs among
     or right after them that are slower than it by ``min_ratio`` and :data:`WARMUP_JOIN_SIGMAS` ``sigma``: a
     warm-up's runs on both sides of ``far`` (one an outlier, one in the band) are one warm-up, and a later spike no
-    longer outnumbers it (benchmarks/warmup_spike.py)."""
+    longer outnumbers it (benchmarks/warmup_spike.py). When no run leads outside that one band, the leading stretch
+    is the longest first ``k`` runs (2 <= k <= the limit) that :func:`_leading_slow` finds slower than the rest of
+    the band: two warm-up runs x1.05 at 1 % noise both within ``far`` (a later spike inflating the noise scale
+    1.1-1.5x, or its own error at 20 runs) read "stable", or "outliers" = the spike."""
     none = (0, -1, np.zeros(0, np.int64))
     n = x.size
     limit = max(g.min_block, min(int(0.1 * n), 10))
@@ -1315,6 +1324,8 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
             j += 1
         if j > L and any(k < 0 for k in lab[:j]):
             L = j
+        elif L == 0:
+            L = _leading_slow(x, labels, first, g, limit, floor)
         rest = labels[L:][labels[L:] >= 0]
     if not 1 <= L <= limit or 4 * L > n or rest.size < g.min_block:
         return none  # (half the runs slower first is a step, not a warm-up)
@@ -1337,6 +1348,44 @@ def _warmup_runs(x: np.ndarray, labels: np.ndarray, levels: np.ndarray, g: Gates
     # or than min_share of the later runs
     later_slow = np.count_nonzero((labels[L:] < 0) & (x[L:] - ref >= math.log(g.min_ratio))) + visits.size
     return (L, later, visits) if later_slow < max(L, g.min_share * (n - L)) else none
+
+
+def _leading_slow(x: np.ndarray, labels: np.ndarray, band: int, g: Gates, limit: int, floor: float = 0.0) -> int:
+    """The largest k (2 <= k <= ``limit``, 4 k <= n) whose first k runs are all in ``band``, each slower than the
+    mean of the band's later runs by ``min_ratio`` and by :data:`WARMUP_JOIN_SIGMAS` of their sd (as a band run
+    joins a far first run's warm-up: one large run - a spike at run 1 within ``far`` at 5 % noise - does not carry
+    a neighbour slow by noise alone into a "warm-up"), and whose mean is above that mean by Student's t (one-sided, at
+    :data:`WARMUP_LEAD_ALPHA` / the number of k tried) on the sd of those later runs and their lag-1 correlation
+    (AR noise moves neighbours together: the variance of a mean of k consecutive runs, and the long-run factor for
+    the later runs' mean), that sd no smaller than the noise model's ``floor`` (within-run noise, a clock tick: a
+    pyperf async_tree_io with runs 1-2 at +8.5 % beside a within-run noise of 3.7 % and run-to-run of 0.35 % stays
+    "stable", as the floor says); 0 if none. The scale is the later runs' own: the
+    series' noise scale counts a later spike's neighbourhood and the warm-up itself (x1.05 at 1 % noise: 1.1-1.5x,
+    and a lag-1 correlation of 0.1-0.3 made of the warm-up's two slow runs side by side)."""
+    n = x.size
+    kmax = min(limit, n // 4)
+    if kmax < 2 or labels[0] != band:
+        return 0
+    lo = math.log(g.min_ratio)
+    for k in range(kmax, 1, -1):
+        if not (labels[:k] == band).all():
+            continue
+        after = x[k:][labels[k:] == band]
+        if after.size < max(g.min_block, 4):
+            continue
+        ref = mean(after)
+        m = after.size
+        sd = max(math.sqrt(float(np.sum((after - ref) ** 2)) / (m - 1)), floor)
+        if not (x[:k] - ref >= max(lo, WARMUP_JOIN_SIGMAS * sd)).all():
+            continue
+        rho = lag1(after - ref)
+        # variance of the k runs' mean under AR(1) (k consecutive runs: 1 + 2 sum (1 - d/k) rho^d, not the long-run
+        # factor of a long mean), and of the later runs' mean (long-run); their covariance (>= 0) left out
+        f_k = 1.0 + 2.0 * sum((1.0 - d / k) * rho ** d for d in range(1, k))
+        se = sd * math.sqrt(f_k / k + long_run_factor(rho) ** 2 / m)
+        if mean(x[:k]) - ref >= t_isf(WARMUP_LEAD_ALPHA / (kmax - 1), m - 1.0) * se:
+            return k
+    return 0
 
 
 def _longest_stretch(idx: np.ndarray) -> int:
@@ -1367,7 +1416,8 @@ def _verdict(x, labels, levels, noise, g, changes, test_scale) -> Classification
         else:
             verdict = "episode"
     if verdict in ("stable", "step", "outliers", "bimodal"):
-        warm, later, visits = _warmup_runs(x, labels, levels, g, noise.sigma if noise is not None else 0.0)
+        warm, later, visits = _warmup_runs(x, labels, levels, g, noise.sigma if noise is not None else 0.0,
+                                             noise.floor if noise is not None else 0.0)
         if warm:
             verdict = "warmup"
             episodes = []
