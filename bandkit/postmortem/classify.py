@@ -62,9 +62,10 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    removing episodes: a band that comes back -> ``bimodal`` (two bands) or ``bands``; two or more
    blocks -> ``step``; only episodes -> ``episode``. Any of these becomes ``trend`` when the drift is
    significant and a straight line has a lower BIC than the band levels of the blocks (a drift cut
-   into a staircase), and a ``step`` whose 3-4 blocks only rise (or fall) does when the line beats the best single
-   step and the changes add nothing significant to the line (:func:`_ramp`, :data:`RAMP_LR99`). Leading runs (at most max(3, min(10 %, 10))) slower by ``min_ratio`` than the
-   one band that holds every later run, with slow outliers rare later on, are a ``warmup`` (the last runs of
+   into a staircase), and a ``step`` whose 3-4 blocks only rise (or fall) does when the line beats the best
+   single step and the changes add nothing significant to the line (:func:`_ramp`, :data:`RAMP_LR99`).
+   Leading runs (at most max(3, min(10 %, 10))) slower by ``min_ratio`` than the one band that holds every
+   later run, with slow outliers rare later on, are a ``warmup`` (the last runs of
    that stretch under ``min_ratio`` end it; later runs at the warm-up's level, as rare and never ``min_block``
    in a row, are slow outliers, not a second level; a band run beside leading outliers that is 2 sds and
    ``min_ratio`` slow is a warm-up run too: :func:`_warmup_runs`).
@@ -77,8 +78,8 @@ Method, on ``x = log(per-run mean)`` (levels compare as ratios):
    / 6.25 at 20 runs; a step's also keeps AR(1) 0.3 noise under 0.5 %). An episode whose return is only the last
    run or two holds as the step at the end it may be. A ``step`` verdict must also beat AR(1) noise of any
    lag-1: the likelihood ratio of one mean shift under AR(1) noise (:func:`step_lr`) at its AR(1) 0.5 99 %
-   quantile (:data:`STEP_LR99`) up to 20 runs, 18 from 30 runs (:data:`STEP_LR_CRIT`) - the residuals around a step fitted to AR(1) 0.5 noise hide its lag-1; a staircase
-   of two or more changes, which the no-shift model can take for a wander, passes when every change passes it on
+   quantile (:data:`STEP_LR99`) up to 20 runs, 18 from 30 runs (:data:`STEP_LR_CRIT`) - the residuals around
+   a step fitted to AR(1) 0.5 noise hide its lag-1; a staircase of two or more changes, which the no-shift model can take for a wander, passes when every change passes it on
    the runs of its two blocks (at :data:`STEP_LR99`). A one-level
    verdict reached once the outlier gate (7) put back runs the classifier had set apart becomes the step at the
    best split when that passes this gate (:func:`step_missed`: a step's new level read as outlier runs). On 10-30 runs the noise scale of
