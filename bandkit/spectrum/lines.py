@@ -99,7 +99,8 @@ def analyze_spectrum(trace, *, min_snr_db: float = 6.0, alpha: float = 0.01, seg
         if not failed:
             break
         transients += tr
-        peaks = [p for j, p in enumerate(peaks) if j not in set(failed)]
+        drop = set(failed)
+        peaks = [p for j, p in enumerate(peaks) if j not in drop]
         combs = find_combs(peaks, spec.fs, bin_hz=spec.resolution_hz, f_lo=f_lo)
     combs = [c if c.fundamental_seen else fundamental_evidence(c, spec, cal) for c in combs]
     transients.sort(key=lambda t: t.freq_hz)

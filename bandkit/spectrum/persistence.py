@@ -45,7 +45,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .welch import hann
+from .welch import hann, segment_power
 
 #: A lone line is not steady when a steady sinusoid gives a median this low with at most this probability.
 GATE_P = 0.01
@@ -120,17 +120,10 @@ def segment_periodograms(x: np.ndarray, fs: float, nperseg: int, bins: np.ndarra
     :func:`bandkit.spectrum.welch.welch`, which averages them) at ``bins``: shape (segments, len(bins))."""
     x = np.asarray(x, dtype=np.float64)
     step = nperseg - nperseg // 2
-    k = 1 + (len(x) - nperseg) // step
-    win = hann(nperseg)
-    scale = 2.0 / (fs * np.sum(win ** 2))
-    segs = np.lib.stride_tricks.sliding_window_view(x, nperseg)[::step][:k]
-    out = np.empty((k, len(bins)))
-    per = max(1, (1 << 21) // nperseg)
-    for a in range(0, k, per):
-        s = segs[a:a + per]
-        s = (s - s.mean(axis=1, keepdims=True)) * win
-        f = np.fft.rfft(s, axis=1)[:, bins]
-        out[a:a + per] = (f.real ** 2 + f.imag ** 2) * scale
+    scale = 2.0 / (fs * np.sum(hann(nperseg) ** 2))
+    out = np.empty((1 + (len(x) - nperseg) // step, len(bins)))
+    for a, p in segment_power(x, nperseg, step):
+        out[a:a + len(p)] = p[:, bins] * scale
     return out
 
 
@@ -160,13 +153,19 @@ def steady_null_medians(line: float, floors: np.ndarray, m: int) -> np.ndarray:
     return np.median(p - s * s_hat, axis=1)
 
 
+def segment_floors(seg_psd: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Each segment's noise level from the columns ``cells`` of ``seg_psd`` (debiased median of χ²₂ bins,
+    never 0)."""
+    return np.maximum(np.median(seg_psd[:, cells], axis=1) / np.log(2.0), np.finfo(float).tiny)
+
+
 def persistence(seg_psd: np.ndarray, col: int, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Per-segment floors ``S_k`` (from columns ``cells`` of ``seg_psd``), excess ``P_k - S_k`` at column
     ``col``, and the gate's p-value: the probability that a steady line of ``ALLOWANCE`` × the mean
     excess gives a median excess this low. The line's power, not its ratio to each segment's floor,
     is what a steady sinusoid keeps constant: floors that change over time (stalls, a bump that comes
     and goes) change the ratio, not the excess."""
-    floors = np.maximum(np.median(seg_psd[:, cells], axis=1) / np.log(2.0), np.finfo(float).tiny)
+    floors = segment_floors(seg_psd, cells)
     e = seg_psd[:, col] - floors
     null = steady_null_medians(ALLOWANCE * float(np.mean(e)), floors, len(cells))
     return floors, e, float((1 + np.sum(null <= float(np.median(e)))) / (1 + len(null)))
@@ -228,7 +227,7 @@ def gate_lone_lines(x, spec, peaks, lone: list[int], cal=None) -> tuple[list[int
         cells = np.array([pos[int(b)] for b in _cells(i, n_bins)])
         near = np.array([pos[int(b)] for b in _cells(i, n_bins, NEAR)])
         _, ex, p = persistence(seg, pos[i], near)
-        floors = np.maximum(np.median(seg[:, cells], axis=1) / np.log(2.0), np.finfo(float).tiny)
+        floors = segment_floors(seg, cells)
         r = seg[:, pos[i]] / floors
         nu_loc, p_loc = _local_significance(cal, i, floors, len(cells))
         unsteady_floor = p_loc is not None and p_loc > cal.alpha and p < FLOOR_STEADY_P

@@ -33,18 +33,27 @@ def welch(x, fs: float, nperseg: int, noverlap: int | None = None) -> tuple[np.n
         raise ValueError("need 0 < nperseg <= len(x) and 0 <= noverlap < nperseg")
     step = nperseg - noverlap
     k = 1 + (n - nperseg) // step
-    win = hann(nperseg)
-    segs = np.lib.stride_tricks.sliding_window_view(x, nperseg)[::step][:k]
     acc = np.zeros(nperseg // 2 + 1)
-    per = max(1, BLOCK // nperseg)
-    for a in range(0, k, per):
-        s = segs[a:a + per]
-        s = (s - s.mean(axis=1, keepdims=True)) * win
-        f = np.fft.rfft(s, axis=1)
-        acc += (f.real ** 2 + f.imag ** 2).sum(axis=0)
-    psd = acc / (k * fs * np.sum(win ** 2))
+    for _, p in segment_power(x, nperseg, step):
+        acc += p.sum(axis=0)
+    psd = acc / (k * fs * np.sum(hann(nperseg) ** 2))
     if nperseg % 2:
         psd[1:] *= 2.0
     else:
         psd[1:-1] *= 2.0
     return np.fft.rfftfreq(nperseg, 1.0 / fs), psd
+
+
+def segment_power(x: np.ndarray, nperseg: int, step: int):
+    """``|rfft|²`` of each Hann-windowed, mean-removed segment of ``x`` (``nperseg`` values, one every ``step``), in
+    blocks of at most ``BLOCK`` values: yields (index of the block's first segment, array (segments, nperseg // 2 +
+    1)). :func:`welch` averages them; :func:`bandkit.spectrum.persistence.segment_periodograms` keeps them."""
+    k = 1 + (x.shape[0] - nperseg) // step
+    win = hann(nperseg)
+    segs = np.lib.stride_tricks.sliding_window_view(x, nperseg)[::step][:k]
+    per = max(1, BLOCK // nperseg)
+    for a in range(0, k, per):
+        s = segs[a:a + per]
+        s = (s - s.mean(axis=1, keepdims=True)) * win
+        f = np.fft.rfft(s, axis=1)
+        yield a, f.real ** 2 + f.imag ** 2
