@@ -417,12 +417,18 @@ def answer_ops(asks: list) -> list:
     for ms, idx in by_size.items():
         if len(idx) >= OP_MANY_MIN:
             got = op_many([asks[i].y for i in idx], [asks[i].penalty for i in idx], ms)
+            for i, cps in zip(idx, got):
+                out[i] = _or_fpop(cps, asks[i].y, asks[i].penalty, ms)
         else:
-            got = [op_lists(asks[i].y, asks[i].penalty, ms) for i in idx]
-        for i, cps in zip(idx, got):
-            a = asks[i]
-            out[i] = fpop(np.array(a.y), a.penalty, ms).tolist() if cps is None else cps
+            for i in idx:
+                out[i] = answer_op(asks[i])
     return out
+
+
+def _or_fpop(cps, y: list, penalty: float, min_size: int) -> list:
+    """``cps``, the change points :func:`op_lists` (or :func:`op_many`) found for ``y``, or FPOP's where it declined
+    (None: a near-tie on the optimal path)."""
+    return fpop(np.array(y), penalty, min_size).tolist() if cps is None else cps
 
 
 def drive(steps, answer_one):
@@ -440,8 +446,7 @@ def answer_op(a) -> list:
     """:func:`answer_ops` of the one request ``a``."""
     if type(a) is NoiseIterAsk:
         return _iterate_lists(a.xl, a.xcl, a.s, a.penalty)
-    cps = op_lists(a.y, a.penalty, a.min_size)
-    return fpop(np.array(a.y), a.penalty, a.min_size).tolist() if cps is None else cps
+    return _or_fpop(op_lists(a.y, a.penalty, a.min_size), a.y, a.penalty, a.min_size)
 
 
 def run_ops(steps):
@@ -514,10 +519,7 @@ def _iterations_many(asks: list) -> list:
     path of :func:`robust_sd` for a row where that declines) at once."""
     out: list = [None] * len(asks)
     ys = [[v / a.s for v in a.xcl] for a in asks]
-    cps_all = op_many(ys, [a.penalty for a in asks], 2)
-    for i, c in enumerate(cps_all):
-        if c is None:  # (a near-tie on the path: FPOP decides)
-            cps_all[i] = fpop(np.array(ys[i]), asks[i].penalty, 2).tolist()
+    cps_all = [_or_fpop(c, y, a.penalty, 2) for c, y, a in zip(op_many(ys, [a.penalty for a in asks], 2), ys, asks)]
     by_n: dict[int, list[int]] = {}
     for i, a in enumerate(asks):
         by_n.setdefault(len(a.xl), []).append(i)
