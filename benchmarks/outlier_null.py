@@ -229,21 +229,15 @@ def main(argv=None) -> int:
     ap.add_argument("--long", action="store_true", help="300 to 10,000 runs (Gaussian, AR 0.3 / 0.5, tick)")
     ap.add_argument("--families", default="", help="null rows of these families only (comma-separated, e.g. 'tick 1 %%')")
     a = ap.parse_args(argv)
-    if a.long:
-        if a.part in ("null", "both"):
-            long_null_table(a.reps, tuple(f for f in a.families.split(",") if f))
-        if a.part in ("power", "both"):
-            print()
-            long_power_table(a.reps)
-        return 0
-    if a.part == "esd":
+    if a.part == "esd" and not a.long:
         esd_table(a.reps)
         return 0
+    nulls, powers = (long_null_table, long_power_table) if a.long else (null_table, power_table)
     if a.part in ("null", "both"):
-        null_table(a.reps, tuple(f for f in a.families.split(",") if f))
+        nulls(a.reps, tuple(f for f in a.families.split(",") if f))
     if a.part in ("power", "both"):
         print()
-        power_table(a.reps)
+        powers(a.reps)
     return 0
 
 

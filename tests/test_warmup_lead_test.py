@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from bandkit.postmortem.classify import classify
+from test_step_gate import _ar
 from test_warmup_and_spike import _verdicts
 
 #: 20 runs (% from the later level): runs 1-2 +4.4 / +4.3 % (both within `far`), run 15 a spike (+9.2 %).
@@ -25,11 +26,7 @@ def null_warmups(kind: str, reps: int, n: int = 20, sd: float = 0.05, seed: int 
         if kind == "t3":
             x = rng.standard_t(3, n) / np.sqrt(3.0)
         elif kind == "ar0.5":
-            e = rng.standard_normal(n) * np.sqrt(0.75)
-            x = np.empty(n)
-            x[0] = rng.standard_normal()
-            for i in range(1, n):
-                x[i] = 0.5 * x[i - 1] + e[i]
+            x = _ar(rng, n, 0.5)
         else:
             x = rng.standard_normal(n)
         k += classify(np.exp(sd * x)).verdict == "warmup"
